@@ -1,0 +1,58 @@
+##
+## The mm device inside MPICH's automake build. Included from src/mpid/Makefile.mk by the
+## graft (maint/graft.list); every device owns its own BUILD_<name> guard.
+##
+
+errnames_txt_files += src/mpid/mm/errnames.txt
+
+if BUILD_MM
+
+AM_CPPFLAGS += -I$(top_srcdir)/src/mpid/mm/include
+
+noinst_HEADERS +=                               \
+    src/mpid/mm/include/mpidpre.h               \
+    src/mpid/mm/include/mpidpost.h              \
+    src/mpid/mm/include/mpidimpl.h              \
+    src/mpid/mm/include/mpid_thread.h           \
+    src/mpid/mm/include/mpid_sched.h            \
+    src/mpid/mm/include/mpid_coll.h             \
+    src/mpid/mm/include/mpid_proto.h            \
+    src/mpid/mm/include/mm_pkt.h                \
+    src/mpid/mm/include/mm_car.h                \
+    src/mpid/mm/include/mm_vc.h                 \
+    src/mpid/mm/include/mm_method.h             \
+    src/mpid/mm/include/mm_xfer.h               \
+    src/mpid/mm/include/mm_engine.h             \
+    src/mpid/mm/methods/shm/shm_impl.h
+
+mpi_core_sources +=                             \
+    src/mpid/mm/src/mm_init.c                   \
+    src/mpid/mm/src/mm_comm.c                   \
+    src/mpid/mm/src/mm_intercomm.c              \
+    src/mpid/mm/src/mm_vc.c                     \
+    src/mpid/mm/src/mm_request.c                \
+    src/mpid/mm/src/mm_reqid.c                  \
+    src/mpid/mm/src/mm_car.c                    \
+    src/mpid/mm/src/mm_xfer.c                   \
+    src/mpid/mm/src/mm_recvq.c                  \
+    src/mpid/mm/src/mm_cq.c                     \
+    src/mpid/mm/src/mm_progress.c               \
+    src/mpid/mm/src/mm_pt2pt.c                  \
+    src/mpid/mm/src/mm_probe.c                  \
+    src/mpid/mm/src/mm_cancel.c                 \
+    src/mpid/mm/src/mm_persist.c                \
+    src/mpid/mm/src/mm_misc.c                   \
+    src/mpid/mm/src/mm_part.c                   \
+    src/mpid/mm/src/mm_dynproc.c                \
+    src/mpid/mm/src/mm_ulfm.c                   \
+    src/mpid/mm/methods/mm_methods.c            \
+    src/mpid/mm/methods/self/self_method.c      \
+    src/mpid/mm/methods/shm/shm_init.c          \
+    src/mpid/mm/methods/shm/shm_queue.c         \
+    src/mpid/mm/methods/shm/shm_send.c          \
+    src/mpid/mm/methods/shm/shm_progress.c      \
+    src/mpid/mm/rma/mm_win.c                    \
+    src/mpid/mm/rma/mm_rma_ops.c                \
+    src/mpid/mm/rma/mm_rma_sync.c
+
+endif BUILD_MM

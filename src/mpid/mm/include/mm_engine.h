@@ -1,0 +1,53 @@
+/*
+ * The mm engine's internal interfaces, shared by the files of src/. Methods use only
+ * mm_method.h; rma/ uses only what is declared here.
+ */
+#ifndef MM_ENGINE_H_INCLUDED
+#define MM_ENGINE_H_INCLUDED
+
+/* --- requests (mm_request.c) --- */
+
+/* A request the engine will complete and the user will free: two references. */
+MPIR_Request *mm_request_create(MPIR_Request_kind_t kind, MPIR_Comm * comm);
+/* Add n outstanding units (CARs, awaited acks) to a request's completion counter. */
+void mm_request_cc_add(MPIR_Request * req, int n);
+/* One unit done; at zero the request completes (receives are unpacked first). */
+int mm_request_cc_done(MPIR_Request * req);
+/* Bytes the receive buffer of rreq can hold. */
+size_t mm_request_capacity(MPIR_Request * rreq);
+
+/* --- request ids peers may name (mm_reqid.c) --- */
+int mm_reqid_init(void);
+void mm_reqid_finalize(void);
+uint64_t mm_reqid_register(MPIR_Request * req);
+/* The request registered under id, or NULL: ids from the wire are untrusted. */
+MPIR_Request *mm_reqid_lookup(uint64_t id);
+void mm_reqid_release(uint64_t id);
+
+/* --- posted and unexpected queues (mm_recvq.c) --- */
+void mm_recvq_post(MPIR_Request * rreq);
+MPIR_Request *mm_recvq_match_posted(int ctx, int rank, int tag);
+MPIR_Request *mm_recvq_match_unexp(int ctx, int rank, int tag, int dequeue);
+void mm_recvq_add_unexp(MPIR_Request * ureq);
+int mm_recvq_remove_posted(MPIR_Request * rreq);
+int mm_recvq_remove_unexp(MPIR_Request * ureq);
+
+/* --- protocols (mm_cq.c) --- */
+/* Post the CARs of a send whose request, VC and buffer view are ready. */
+int mm_proto_send(MPIR_Request * sreq, int sync);
+/* A posted receive rreq matched the arrived message ureq (from the unexpected queue or a
+ * matched probe); ureq is consumed. */
+int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq);
+
+/* --- progress (mm_progress.c) --- */
+int mm_progress_poll(int *made_progress);
+/* Spin-then-yield wait until *flag becomes nonzero (for device-internal waits). */
+int mm_progress_wait_flag(volatile int *flag);
+
+/* --- configuration: names of the communicators' peers --- */
+static inline int mm_comm_lpid(MPIR_Comm * comm, int rank)
+{
+    return comm->dev.lpids[rank];
+}
+
+#endif /* MM_ENGINE_H_INCLUDED */

@@ -1,0 +1,97 @@
+/*
+ * mm_method.h — the contract between the mm engine and a communication method.
+ *
+ * A method moves bytes between this process and the peers it can reach: `self` (this
+ * process), `shm` (processes on the same node), `tcp` (anyone reachable by IP), `ib`
+ * (InfiniBand/RoCE). Several methods are live in one process at once; each peer (VC) is
+ * bound to exactly one of them.
+ *
+ * SELECTION. At init every method publishes a business card (an opaque string: a shm
+ * segment name, a host:port, a GID/QPN...). When the engine first needs a VC it walks
+ * MPIR_CVAR_MM_METHODS in order and binds the VC to the first method whose can_reach()
+ * accepts the peer. The engine never names a method outside methods/mm_methods.c.
+ *
+ * WRITES. The engine posts a chain of WRITE CARs with post_write(): a HEAD CAR carrying an
+ * mm_pkt_t envelope, optionally followed (car->next) by one DATA CAR whose mm_buf_t iovec
+ * cursor describes payload bytes. The method must put the envelope and then the payload on
+ * the wire in order, must not interleave two chains of the same VC, and may stop at any
+ * point for lack of resources and resume in progress(). It completes each CAR with
+ * mm_cq_complete() once the CAR's bytes no longer need the caller's buffer (copied out or
+ * acknowledged). post_write() may complete CARs before it returns; the engine allows it.
+ *
+ * READS. When an envelope arrives from a VC the method copies it into vc->rhead.pkt and
+ * calls mm_cq_complete(&vc->rhead). If the packet carries payload (pkt.data_sz > 0 for
+ * EAGER, EAGER_SYNC and DATA) the engine, before mm_cq_complete returns, hands the method a
+ * READ DATA CAR of exactly data_sz bytes with post_read(); the method fills it in order and
+ * completes it. Only then does the next envelope of that VC get delivered.
+ *
+ * EAGER AND RENDEZVOUS. The engine, not the method, chooses the protocol: messages up to
+ * eager_limit go as EAGER (payload follows the envelope and lands in an unexpected buffer
+ * if no receive is posted); larger ones go as RTS/CTS/DATA, so payload only moves once the
+ * receiver has a place for it. A method that can move bytes without staging (CMA, RDMA)
+ * says so in caps and later gets single-copy hooks; the contract above stays the fallback.
+ *
+ * PROGRESS. progress() advances pending writes and delivers arrivals; it sets *made_progress
+ * when anything moved. It is called with the global critical section held and must not
+ * block: blocking (when the engine decides to) happens in the engine's wait logic.
+ *
+ * THREADS. All entry points run under MPICH's GLOBAL critical section.
+ */
+#ifndef MM_METHOD_H_INCLUDED
+#define MM_METHOD_H_INCLUDED
+
+#include <stddef.h>
+#include "mm_car.h"
+#include "mm_vc.h"
+
+/* Capability bits */
+#define MM_METHOD_CAP_SINGLE_COPY 0x1   /* can move large payloads without a staging copy */
+#define MM_METHOD_CAP_ATOMICS     0x2   /* can apply remote atomics itself */
+
+#define MM_METHOD_CARD_MAX 256  /* bytes of one method's business card, NUL included */
+
+typedef struct mm_method {
+    const char *name;
+
+    /* Capabilities and performance model; the engine reads these, never the method's code. */
+    size_t eager_limit;         /* largest payload sent eagerly, bytes (connect() may set
+                                 * vc->eager_limit to a per-peer value instead) */
+    int max_iov;                /* most iovec entries one DATA CAR may carry */
+    unsigned caps;              /* MM_METHOD_CAP_* */
+    unsigned latency_ns;        /* hint: small-message one-way latency */
+    unsigned bandwidth_mbs;     /* hint: large-message bandwidth */
+
+    /* Bring the method up. Fills card (NUL-terminated, < MM_METHOD_CARD_MAX) with what peers
+     * need to reach us; an empty card means the method is unusable in this process. */
+    int (*init) (char *card);
+    int (*finalize) (void);
+    /* Can this process reach the peer whose card (for this method) is given? */
+    int (*can_reach) (int lpid, const char *card);
+    /* Bind vc to this method (may connect lazily, at the first write). */
+    int (*connect) (mm_vc_t * vc);
+    int (*post_write) (mm_car_t * head);
+    /* Where the payload of the envelope just delivered on car->vc goes (see READS). */
+    int (*post_read) (mm_car_t * car);
+    int (*progress) (int *made_progress);
+    /* Drain and release the VC; pending writes are finished first. */
+    int (*close) (mm_vc_t * vc);
+} mm_method_t;
+
+/* Registered methods, in methods/mm_methods.c */
+extern const mm_method_t mm_self_method;
+extern const mm_method_t mm_shm_method;
+
+/* The methods enabled in this process (after init), in MPIR_CVAR_MM_METHODS order. */
+extern const mm_method_t *mm_methods_active[];
+extern int mm_methods_nactive;
+
+int mm_methods_init(void);
+int mm_methods_finalize(void);
+int mm_methods_progress(int *made_progress);
+/* Pick and connect the method for vc (first in order whose can_reach accepts). */
+int mm_methods_select(mm_vc_t * vc);
+
+/* Engine entry for methods: a CAR is finished (see READS/WRITES above). */
+int mm_cq_complete(mm_car_t * car);
+
+#endif /* MM_METHOD_H_INCLUDED */

@@ -1,0 +1,77 @@
+/*
+ * mpidpre.h — what MPICH's generic layer needs from the mm device before its own types
+ * exist: thread and scheduler bindings, the device fields of requests and communicators,
+ * the progress state, and the prototypes of every out-of-line MPID_ entry point.
+ * Included by mpiimpl.h before mpir_comm.h / mpir_request.h, so only forward-declared
+ * MPIR types may be used here, and only through pointers.
+ */
+#ifndef MPIDPRE_H_INCLUDED
+#define MPIDPRE_H_INCLUDED
+
+#include <stdint.h>
+#include "mpid_thread.h"
+#include "mpid_sched.h"
+#include "mm_car.h"
+
+/* What a persistent request replays on MPI_Start (mm_persist.c). */
+typedef enum mm_persist_op {
+    MM_PERSIST_SEND,
+    MM_PERSIST_SSEND,
+    MM_PERSIST_RSEND,
+    MM_PERSIST_BSEND,
+    MM_PERSIST_RECV
+} mm_persist_op_t;
+
+/* Request flags (MPIDI_MM_request_t.flags) */
+#define MM_REQ_SYNC        0x01 /* Ssend: complete only after the receiver matched */
+#define MM_REQ_RNDV        0x02 /* rendezvous protocol */
+#define MM_REQ_UNEXPECTED  0x04 /* an arrived message nobody had posted a receive for */
+#define MM_REQ_DATA_DONE   0x08 /* all payload of an unexpected message has arrived */
+#define MM_REQ_NEED_UNPACK 0x10 /* payload lands in tmpbuf and is unpacked at completion */
+#define MM_REQ_SYNC_ACKED  0x20 /* unexpected EAGER_SYNC whose ack was already sent */
+
+typedef struct MPIDI_MM_request {
+    /* matching envelope: posted receives hold the pattern, unexpected ones what arrived */
+    int match_ctx;
+    int match_rank;
+    int match_tag;
+    unsigned flags;
+    /* the user's buffer */
+    void *buf;
+    MPI_Aint count;
+    MPI_Datatype datatype;
+    /* the message */
+    size_t data_sz;             /* payload bytes on the wire */
+    void *tmpbuf;               /* packed or unexpected payload; freed at completion */
+    struct mm_vc *vc;           /* peer the message came from / goes to */
+    uint64_t id;                /* our mm_reqid while a peer may name this request */
+    uint64_t peer_id;           /* the peer's request id (rendezvous / sync ack) */
+    struct MPIR_Request *partner;       /* unexpected message <-> the receive that matched it */
+    struct MPIR_Request *qnext; /* posted / unexpected queue link */
+    mm_car_t head_car;
+    mm_car_t data_car;
+    /* persistent requests: what MPI_Start replays */
+    mm_persist_op_t persist_op;
+    int persist_rank;
+    int persist_tag;
+    int persist_ctx_offset;
+} MPIDI_MM_request_t;
+
+#define MPID_DEV_REQUEST_DECL MPIDI_MM_request_t dev;
+
+typedef struct MPIDI_MM_comm {
+    int *lpids;                 /* remote group (the group, for intracomms): rank -> lpid */
+    int *local_lpids;           /* intercomms only: local group rank -> lpid */
+} MPIDI_MM_comm_t;
+
+#define MPID_DEV_COMM_DECL MPIDI_MM_comm_t dev;
+
+/* Carried by MPIR across consecutive MPID_Progress_wait calls of one wait loop, so the
+ * engine knows how long it has already spun before it starts yielding the core. */
+typedef struct {
+    unsigned spins;
+} MPID_Progress_state;
+
+#include "mpid_proto.h"
+
+#endif /* MPIDPRE_H_INCLUDED */

@@ -1,0 +1,191 @@
+/*
+ * shm method: setup and teardown of the node segment, reachability, the method table.
+ */
+#include "mpidimpl.h"
+#include "shm_impl.h"
+#include "mpidu_init_shm.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_MM_SHM_EAGER_LIMIT
+      category    : MM
+      type        : int
+      default     : 65536
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Largest message (bytes) the shm method sends eagerly; larger ones use the
+        rendezvous protocol, so their payload only moves once the receive is posted.
+
+    - name        : MPIR_CVAR_MM_SHM_CELLS
+      category    : MM
+      type        : int
+      default     : 64
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Number of shared-memory cells each process owns for sending to its node peers.
+
+    - name        : MPIR_CVAR_MM_SHM_CELL_SIZE
+      category    : MM
+      type        : int
+      default     : 32768
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Payload bytes per shared-memory cell (rounded up to a multiple of 64, at least
+        256).
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+shm_state_t shm_state;
+
+static int shm_init(char *card)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int nlocal = MPIR_Process.local_size;
+    int ncells = MPL_MAX(MPIR_CVAR_MM_SHM_CELLS, 2);
+    size_t cell_size = MPL_MAX(MPIR_CVAR_MM_SHM_CELL_SIZE, 256);
+    size_t hdr, len;
+    int me = MPIR_Process.local_rank;
+
+    cell_size = MPL_ROUND_UP_ALIGN(cell_size, SHM_CACHELINE);
+    memset(&shm_state, 0, sizeof(shm_state));
+    shm_state.my_local = me;
+    shm_state.cell_stride = sizeof(shm_cell_t) + cell_size;
+    hdr = MPL_ROUND_UP_ALIGN(sizeof(shm_seg_t), SHM_CACHELINE);
+    len = hdr + nlocal * sizeof(shm_rank_t) + (size_t) nlocal * ncells * shm_state.cell_stride;
+
+    mpi_errno = MPIDU_Init_shm_init();
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIDU_Init_shm_alloc(len, &shm_state.seg_base);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    shm_state.seg = shm_state.seg_base;
+    shm_state.ranks = (shm_rank_t *) ((char *) shm_state.seg_base + hdr);
+    shm_state.cells = (char *) (shm_state.ranks + nlocal);
+    shm_state.peer_vc = MPL_calloc(nlocal, sizeof(mm_vc_t *), MPL_MEM_SHM);
+    MPIR_ERR_CHKANDJUMP1(shm_state.peer_vc == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                         "**nomem %s", "mm shm peer table");
+
+    /* Each process initializes its own queues and cells; the barrier below publishes
+     * them before anyone sends. */
+    if (me == 0) {
+        shm_state.seg->magic = SHM_SEG_MAGIC;
+        shm_state.seg->nlocal = nlocal;
+        shm_state.seg->ncells = ncells;
+        shm_state.seg->cell_size = (int32_t) cell_size;
+    }
+    shm_queue_init(&shm_state.ranks[me].recvq);
+    shm_queue_init(&shm_state.ranks[me].freeq);
+    for (int i = 0; i < ncells; i++) {
+        int32_t idx = me * ncells + i;
+        shm_cell(idx)->src = me;
+        shm_queue_push(&shm_state.ranks[me].freeq, idx);
+    }
+    mpi_errno = MPIDU_Init_shm_barrier();
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP1(shm_state.seg->magic != SHM_SEG_MAGIC ||
+                         shm_state.seg->nlocal != nlocal || shm_state.seg->ncells != ncells ||
+                         shm_state.seg->cell_size != (int32_t) cell_size, mpi_errno,
+                         MPI_ERR_OTHER, "**mm|shm_init", "**mm|shm_init %s",
+                         "processes of this node disagree on the segment layout (check that "
+                         "MPIR_CVAR_MM_SHM_* are the same everywhere)");
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+static int shm_finalize(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    mpi_errno = MPIDU_Init_shm_free(shm_state.seg_base);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIDU_Init_shm_finalize();
+    MPIR_ERR_CHECK(mpi_errno);
+    MPL_free(shm_state.peer_vc);
+    memset(&shm_state, 0, sizeof(shm_state));
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Same node per the PMI node map (MPIR_CVAR_NUM_CLIQUES & co. can split a host into
+ * several fake nodes, which is how mixed shm/tcp jobs are tested on one machine). */
+static int shm_can_reach(int lpid, const char *card)
+{
+    return MPIR_Process.node_map[lpid] == MPIR_Process.node_map[MPIR_Process.rank];
+}
+
+static int shm_connect(mm_vc_t * vc)
+{
+    shm_vc_t *s = shm_vc(vc);
+
+    memset(s, 0, sizeof(*s));
+    s->local_rank = -1;
+    for (int i = 0; i < MPIR_Process.local_size; i++) {
+        if (MPIR_Process.node_local_map[i] == vc->lpid) {
+            s->local_rank = i;
+            break;
+        }
+    }
+    MPIR_Assert(s->local_rank >= 0);
+    vc->eager_limit = MPL_MAX(MPIR_CVAR_MM_SHM_EAGER_LIMIT, 0);
+    shm_state.peer_vc[s->local_rank] = vc;
+    return MPI_SUCCESS;
+}
+
+static int shm_progress(int *made_progress)
+{
+    int mpi_errno = shm_read_progress(made_progress);
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = shm_write_progress(made_progress);
+    return mpi_errno;
+}
+
+/* Finish the writes queued on vc; the peer drains its queue in its own close or progress. */
+static int shm_close(mm_vc_t * vc)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    while (shm_vc(vc)->wq_head) {
+        int made_progress = 0;
+        mpi_errno = shm_progress(&made_progress);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (!made_progress)
+            MPL_sched_yield();
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+const mm_method_t mm_shm_method = {
+    .name = "shm",
+    .eager_limit = 65536,
+    .max_iov = INT_MAX,
+    .caps = 0,
+    .latency_ns = 500,
+    .bandwidth_mbs = 5000,
+    .init = shm_init,
+    .finalize = shm_finalize,
+    .can_reach = shm_can_reach,
+    .connect = shm_connect,
+    .post_write = shm_post_write,
+    .post_read = shm_post_read,
+    .progress = shm_progress,
+    .close = shm_close,
+};

@@ -1,0 +1,87 @@
+/*
+ * shm method, read side: drain this process's receive queue, hand envelopes to the engine
+ * and copy payload into the READ DATA CAR the engine posts, then return each cell to the
+ * process that owns it.
+ */
+#include "mpidimpl.h"
+#include "shm_impl.h"
+
+/* Cells handled per progress call: bounded so one busy peer cannot starve the writes
+ * (and the other methods) of this process. */
+#define SHM_READ_BATCH 32
+
+int shm_post_read(mm_car_t * car)
+{
+    car->vc->rdata = car;
+    return MPI_SUCCESS;
+}
+
+static int cell_deliver(shm_cell_t * cell)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_vc_t *vc = shm_state.peer_vc[cell->src];
+    size_t off = 0;
+
+    if (vc == NULL) {
+        /* First message from this peer: bind its VC (selection is symmetric, so the peer
+         * that wrote to us through shm is bound to shm here too). */
+        mpi_errno = mm_vc_get(MPIR_Process.node_local_map[cell->src], &vc);
+        MPIR_ERR_CHECK(mpi_errno);
+        MPIR_Assert(vc->method == &mm_shm_method);
+    }
+    if (cell->flags & SHM_CELL_ENVELOPE) {
+        MPIR_ERR_CHKANDJUMP3(vc->rdata != NULL || cell->len < sizeof(mm_pkt_t), mpi_errno,
+                             MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
+                             -1, -1);
+        memcpy(&vc->rhead.pkt, cell->data, sizeof(mm_pkt_t));
+        off = sizeof(mm_pkt_t);
+        mpi_errno = mm_cq_complete(&vc->rhead);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (off < cell->len) {
+        mm_car_t *rdata = vc->rdata;
+        size_t n = cell->len - off;
+
+        MPIR_ERR_CHKANDJUMP3(rdata == NULL || n > mm_buf_remaining(&rdata->buf), mpi_errno,
+                             MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
+                             vc->rhead.pkt.version, vc->rhead.pkt.kind);
+        mm_buf_copy(&rdata->buf, cell->data + off, n, 1);
+        if (mm_buf_remaining(&rdata->buf) == 0) {
+            vc->rdata = NULL;
+            mpi_errno = mm_cq_complete(rdata);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int shm_read_progress(int *made_progress)
+{
+    int mpi_errno = MPI_SUCCESS;
+    shm_queue_t *q = &shm_state.ranks[shm_state.my_local].recvq;
+
+    for (int n = 0; n < SHM_READ_BATCH; n++) {
+        int32_t idx = shm_queue_pop(q);
+        shm_cell_t *cell;
+        int src;
+
+        if (idx == SHM_NIL)
+            break;
+        cell = shm_cell(idx);
+        src = cell->src;
+        mpi_errno = cell_deliver(cell);
+        /* The bytes are out (or the packet was rejected): the owner may refill it. */
+        shm_queue_push(&shm_state.ranks[src].freeq, idx);
+        MPIR_ERR_CHECK(mpi_errno);
+        *made_progress = 1;
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

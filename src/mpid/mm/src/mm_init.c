@@ -1,0 +1,123 @@
+/*
+ * Bringing the mm device up and down: MPID_Init, MPID_InitCompleted, MPID_Finalize,
+ * MPID_Abort.
+ */
+#include "mpidimpl.h"
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+categories:
+    - name        : MM
+      description : cvars that control the mm (multi-method) device
+
+cvars:
+    - name        : MPIR_CVAR_MM_METHODS
+      category    : MM
+      type        : string
+      default     : "self,shm,ib,tcp"
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Comma-separated methods in the order the mm device tries them for each peer; a
+        peer is bound to the first method that can reach it. Known methods: self, shm,
+        ib, tcp. Methods this library was built without are skipped.
+
+    - name        : MPIR_CVAR_MM_REPORT_METHODS
+      category    : MM
+      type        : boolean
+      default     : false
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        If true, each process prints one line per peer it talks to, naming the method
+        that carries the messages ("mm: rank 0 talks to rank 1 via shm").
+
+    - name        : MPIR_CVAR_MM_SPIN_COUNT
+      category    : MM
+      type        : int
+      default     : 200
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_LOCAL
+      description : >-
+        Idle polls of the progress engine a blocking wait makes before it starts yielding
+        the core to other processes (oversubscribed nodes need a small value).
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+int MPID_Init(int requested, int *provided)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_FUNC_ENTER;
+
+    mpi_errno = MPIR_pmi_init();
+    MPIR_ERR_CHECK(mpi_errno);
+
+    /* All engine state sits under MPICH's GLOBAL critical section, so every level works. */
+    *provided = MPL_MIN(requested, MPICH_THREAD_LEVEL);
+
+    mpi_errno = mm_reqid_init();
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_vc_init();
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_methods_init();
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPID_InitCompleted(void)
+{
+    return MPI_SUCCESS;
+}
+
+int MPID_Finalize(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_FUNC_ENTER;
+
+    /* Every VC finishes its pending writes, then nobody tears down shared state (shm
+     * segment, sockets) until every process has stopped sending. */
+    mpi_errno = mm_vc_finalize();
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_pmi_barrier();
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_methods_finalize();
+    MPIR_ERR_CHECK(mpi_errno);
+    mm_reqid_finalize();
+    MPIR_pmi_finalize();
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPID_Abort(MPIR_Comm * comm, int mpi_errno, int exit_code, const char *error_msg)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+
+    if (error_msg == NULL) {
+        if (mpi_errno != MPI_SUCCESS)
+            MPIR_Err_get_string(mpi_errno, msg, sizeof(msg), NULL);
+        else
+            snprintf(msg, sizeof(msg), "aborted by the application (exit code %d)", exit_code);
+        error_msg = msg;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    /* The process manager kills the whole job, whatever comm was: MPI allows that. */
+    MPIR_pmi_abort(exit_code, error_msg);
+    /* PMI abort does not return; if the process manager is gone, still stop. */
+    exit(exit_code);
+    return MPI_ERR_INTERN;
+}

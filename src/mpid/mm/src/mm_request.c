@@ -1,0 +1,120 @@
+/*
+ * Requests: the device hooks MPICH calls on every request, and the completion rule the
+ * engine applies (a request completes when its last outstanding CAR or awaited ack does).
+ */
+#include "mpidimpl.h"
+
+void MPID_Request_create_hook(MPIR_Request * req)
+{
+    memset(&req->dev, 0, sizeof(req->dev));
+    req->dev.datatype = MPI_DATATYPE_NULL;
+}
+
+void MPID_Request_free_hook(MPIR_Request * req)
+{
+}
+
+void MPID_Request_destroy_hook(MPIR_Request * req)
+{
+    /* Persistent requests hold their datatype for as long as they exist. */
+    if (req->kind == MPIR_REQUEST_KIND__PREQUEST_SEND ||
+        req->kind == MPIR_REQUEST_KIND__PREQUEST_RECV)
+        MPIR_Datatype_release_if_not_builtin(req->dev.datatype);
+    if (req->dev.tmpbuf) {
+        MPL_free(req->dev.tmpbuf);
+        req->dev.tmpbuf = NULL;
+    }
+}
+
+MPIR_Request *mm_request_create(MPIR_Request_kind_t kind, MPIR_Comm * comm)
+{
+    MPIR_Request *req = MPIR_Request_create(kind);
+
+    if (req == NULL)
+        return NULL;
+    /* One reference for the user (released by MPI_Wait & co.), one for the engine
+     * (released when the request completes). */
+    MPIR_Object_set_ref(req, 2);
+    MPIR_cc_set(&req->cc, 0);
+    if (comm) {
+        req->comm = comm;
+        MPIR_Comm_add_ref(comm);
+    }
+    return req;
+}
+
+void mm_request_cc_add(MPIR_Request * req, int n)
+{
+    int was_incomplete;
+    for (int i = 0; i < n; i++)
+        MPIR_cc_incr(req->cc_ptr, &was_incomplete);
+}
+
+size_t mm_request_capacity(MPIR_Request * rreq)
+{
+    MPI_Aint type_size;
+    MPIR_Datatype_get_size_macro(rreq->dev.datatype, type_size);
+    return (size_t) type_size *(size_t) rreq->dev.count;
+}
+
+/* A receive's payload is in place (in the user buffer or in tmpbuf): unpack if needed and
+ * fill in the status count and a truncation error. */
+static void recv_finish_data(MPIR_Request * rreq)
+{
+    size_t capacity = mm_request_capacity(rreq);
+    size_t got = MPL_MIN(rreq->dev.data_sz, capacity);
+
+    if (rreq->dev.flags & MM_REQ_NEED_UNPACK) {
+        MPI_Aint actual = 0;
+        if (got > 0) {
+            int rc = MPIR_Typerep_unpack(rreq->dev.tmpbuf, got, rreq->dev.buf, rreq->dev.count,
+                                         rreq->dev.datatype, 0, &actual);
+            MPIR_Assert(rc == MPI_SUCCESS && (size_t) actual == got);
+        }
+        MPL_free(rreq->dev.tmpbuf);
+        rreq->dev.tmpbuf = NULL;
+    }
+    MPIR_STATUS_SET_COUNT(rreq->status, got);
+    if (rreq->dev.data_sz > capacity) {
+        rreq->status.MPI_ERROR =
+            MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                 MPI_ERR_TRUNCATE, "**truncate", "**truncate %d %d %d %d",
+                                 rreq->status.MPI_SOURCE, rreq->status.MPI_TAG,
+                                 (int) rreq->dev.data_sz, (int) capacity);
+    }
+}
+
+int mm_request_cc_done(MPIR_Request * req)
+{
+    int incomplete;
+
+    MPIR_cc_decr(req->cc_ptr, &incomplete);
+    if (incomplete)
+        return MPI_SUCCESS;
+
+    if (req->kind == MPIR_REQUEST_KIND__RECV && !(req->dev.flags & MM_REQ_UNEXPECTED)) {
+        recv_finish_data(req);
+        MPIR_Datatype_release_if_not_builtin(req->dev.datatype);
+    }
+    if (req->dev.id) {
+        mm_reqid_release(req->dev.id);
+        req->dev.id = 0;
+    }
+    if (req->completion_notification)
+        MPIR_cc_dec(req->completion_notification);
+    MPIR_Request_free(req);
+    return MPI_SUCCESS;
+}
+
+int MPID_Request_complete(MPIR_Request * req)
+{
+    int incomplete;
+
+    MPIR_cc_decr(req->cc_ptr, &incomplete);
+    if (!incomplete) {
+        if (req->completion_notification)
+            MPIR_cc_dec(req->completion_notification);
+        MPIR_Request_free(req);
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,59 @@
+/*
+ * mm device: user-level failure mitigation (MPIX_Comm_revoke, MPIX_Comm_failure_ack,
+ * MPIX_Comm_failure_get_acked, and the failed-process agreement under MPIX_Comm_agree and
+ * MPIX_Comm_shrink).
+ *
+ * mm does not detect process failures: no method reports a peer as failed, the device never
+ * raises MPIX_ERR_PROC_FAILED of its own, and it keeps no list of failed processes. The set of
+ * failed processes any rank knows of is therefore always empty, and the three queries below
+ * answer exactly that. Revoking a communicator needs a notification protocol between the
+ * ranks, which mm does not have yet, so MPID_Comm_revoke fails with **notimpl.
+ */
+
+#include "mpidimpl.h"
+
+int MPID_Comm_revoke(MPIR_Comm *comm, int is_remote)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_FUNC_ENTER;
+
+    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
+
+  fn_exit:
+    MPIR_FUNC_EXIT;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Acknowledging marks the failures known so far as seen, which re-enables MPI_ANY_SOURCE
+ * receives on the communicator. With no known failures there is nothing to mark, and
+ * MPI_ANY_SOURCE is never disabled (MPID_Comm_AS_enabled is always true). */
+int MPID_Comm_failure_ack(MPIR_Comm *comm)
+{
+    MPIR_FUNC_ENTER;
+    MPIR_FUNC_EXIT;
+    return MPI_SUCCESS;
+}
+
+/* The acknowledged failures are a subset of the known ones, which are none. MPIR_Group_empty
+ * (MPI_GROUP_EMPTY) is a builtin object that MPIR neither reference-counts nor frees, so it is
+ * returned as is; the callers in MPIR test for it before releasing a group. */
+int MPID_Comm_failure_get_acked(MPIR_Comm *comm, MPIR_Group **failed_group)
+{
+    MPIR_FUNC_ENTER;
+    *failed_group = MPIR_Group_empty;
+    MPIR_FUNC_EXIT;
+    return MPI_SUCCESS;
+}
+
+/* Meant to agree, over the communicator and with messages on `tag`, on the union of the
+ * failures each member knows of. Every member runs this same device and knows of none, so the
+ * union is empty everywhere and no message needs to be exchanged. */
+int MPID_Comm_get_all_failed_procs(MPIR_Comm *comm, MPIR_Group **failed_group, int tag)
+{
+    MPIR_FUNC_ENTER;
+    *failed_group = MPIR_Group_empty;
+    MPIR_FUNC_EXIT;
+    return MPI_SUCCESS;
+}
