@@ -40,9 +40,18 @@ int mm_proto_send(MPIR_Request * sreq, int sync);
 int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq);
 
 /* --- progress (mm_progress.c) --- */
+/* Requests the engine has completed so far: a blocking wait returns when this moves, even
+ * if the completion happened in another thread's progress call. */
+extern unsigned long mm_completions;
 int mm_progress_poll(int *made_progress);
-/* Spin-then-yield wait until *flag becomes nonzero (for device-internal waits). */
-int mm_progress_wait_flag(volatile int *flag);
+
+/* The error an ADI entry point that is not implemented yet returns: MPI_ERR_OTHER with a
+ * message naming the function, never a silent success. */
+static inline int mm_notimpl(const char *fn)
+{
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, fn, __LINE__, MPI_ERR_OTHER,
+                                "**notimpl", "**notimpl %s", fn);
+}
 
 /* --- configuration: names of the communicators' peers --- */
 static inline int mm_comm_lpid(MPIR_Comm * comm, int rank)

@@ -70,6 +70,7 @@ typedef struct MPIDI_MM_comm {
  * engine knows how long it has already spun before it starts yielding the core. */
 typedef struct {
     unsigned spins;
+    unsigned long completions;  /* mm_completions when the wait started */
 } MPID_Progress_state;
 
 #include "mpid_proto.h"

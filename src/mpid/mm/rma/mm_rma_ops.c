@@ -11,48 +11,21 @@ int MPID_Put(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin
              int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
              MPI_Datatype target_datatype, MPIR_Win *win)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Get(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
              MPI_Datatype target_datatype, MPIR_Win *win)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Accumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPIR_Win *win)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
@@ -61,101 +34,44 @@ int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
                         MPI_Aint target_count, MPI_Datatype target_datatype, MPI_Op op,
                         MPIR_Win *win)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPIR_Win *win)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                           MPIR_Win *win)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Rput(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
               MPI_Datatype target_datatype, MPIR_Win *win, MPIR_Request **request)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
     *request = NULL;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Rget(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
               MPI_Datatype target_datatype, MPIR_Win *win, MPIR_Request **request)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
     *request = NULL;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Raccumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
                      MPI_Datatype target_datatype, MPI_Op op, MPIR_Win *win, MPIR_Request **request)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
     *request = NULL;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Rget_accumulate(const void *origin_addr, MPI_Aint origin_count,
@@ -164,16 +80,6 @@ int MPID_Rget_accumulate(const void *origin_addr, MPI_Aint origin_count,
                          MPI_Aint target_count, MPI_Datatype target_datatype, MPI_Op op,
                          MPIR_Win *win, MPIR_Request **request)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
     *request = NULL;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }

@@ -11,96 +11,39 @@
 
 int MPID_Open_port(MPIR_Info *info, char *port_name)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Close_port(const char *port_name)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Comm_accept(const char *port_name, MPIR_Info *info, int root, MPIR_Comm *comm,
                      MPIR_Comm **newcomm)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
     *newcomm = NULL;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Comm_connect(const char *port_name, MPIR_Info *info, int root, MPIR_Comm *comm,
                       MPIR_Comm **newcomm)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
     *newcomm = NULL;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Comm_disconnect(MPIR_Comm *comm)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 int MPID_Comm_spawn_multiple(int count, char *commands[], char **argvs[], const int maxprocs[],
                              MPIR_Info *infos[], int root, MPIR_Comm *comm, MPIR_Comm **intercomm,
                              int errcodes[])
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
     *intercomm = NULL;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 /* MPIR asks for the MPI_UNIVERSE_SIZE attribute and caches the answer, where -1

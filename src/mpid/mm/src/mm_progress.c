@@ -8,6 +8,8 @@
 #include "mpidimpl.h"
 #include <sched.h>
 
+unsigned long mm_completions;
+
 int mm_progress_poll(int *made_progress)
 {
     int mpi_errno;
@@ -23,15 +25,24 @@ int mm_progress_poll(int *made_progress)
     goto fn_exit;
 }
 
-static void progress_yield(void)
+/* Give the core away. With threads, the critical section is released meanwhile (the
+ * yield inside MPID_THREAD_CS_YIELD); returns whether other threads may have run MPI code. */
+static int progress_yield(void)
 {
-    MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
+#ifdef MPICH_IS_THREADED
+    if (MPIR_ThreadInfo.isThreaded) {
+        MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
+        return 1;
+    }
+#endif
     sched_yield();
+    return 0;
 }
 
 void MPID_Progress_start(MPID_Progress_state * state)
 {
     state->spins = 0;
+    state->completions = mm_completions;
 }
 
 void MPID_Progress_end(MPID_Progress_state * state)
@@ -49,7 +60,9 @@ int MPID_Progress_poke(void)
     return MPID_Progress_test(NULL);
 }
 
-/* Return once something moved (the caller re-checks what it waits for). */
+/* Return once something moved: this call's polling made progress, a request completed
+ * anywhere in the process, or other threads ran while we yielded (they may have completed
+ * what the caller waits for, e.g. a generalized request). The caller re-checks. */
 int MPID_Progress_wait(MPID_Progress_state * state)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -59,31 +72,14 @@ int MPID_Progress_wait(MPID_Progress_state * state)
 
         mpi_errno = mm_progress_poll(&made_progress);
         MPIR_ERR_CHECK(mpi_errno);
-        if (made_progress) {
+        if (made_progress || state->completions != mm_completions) {
             state->spins = 0;
             break;
         }
-        if (++state->spins >= (unsigned) MPIR_CVAR_MM_SPIN_COUNT)
-            progress_yield();
+        if (++state->spins >= (unsigned) MPIR_CVAR_MM_SPIN_COUNT && progress_yield())
+            break;
     }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-int mm_progress_wait_flag(volatile int *flag)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPID_Progress_state state;
-
-    MPID_Progress_start(&state);
-    while (!*flag) {
-        mpi_errno = MPID_Progress_wait(&state);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    MPID_Progress_end(&state);
+    state->completions = mm_completions;
 
   fn_exit:
     return mpi_errno;

@@ -100,6 +100,7 @@ int mm_request_cc_done(MPIR_Request * req)
         mm_reqid_release(req->dev.id);
         req->dev.id = 0;
     }
+    mm_completions++;
     if (req->completion_notification)
         MPIR_cc_dec(req->completion_notification);
     MPIR_Request_free(req);
@@ -112,6 +113,7 @@ int MPID_Request_complete(MPIR_Request * req)
 
     MPIR_cc_decr(req->cc_ptr, &incomplete);
     if (!incomplete) {
+        mm_completions++;
         if (req->completion_notification)
             MPIR_cc_dec(req->completion_notification);
         MPIR_Request_free(req);

@@ -14,16 +14,7 @@
 
 int MPID_Comm_revoke(MPIR_Comm *comm, int is_remote)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_FUNC_ENTER;
-
-    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**notimpl", "**notimpl %s", __func__);
-
-  fn_exit:
-    MPIR_FUNC_EXIT;
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return mm_notimpl(__func__);
 }
 
 /* Acknowledging marks the failures known so far as seen, which re-enables MPI_ANY_SOURCE

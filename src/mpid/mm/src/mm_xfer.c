@@ -30,14 +30,7 @@ int xfer_init(int tag, MPIR_Comm * comm, int context_offset, MPIR_Request_kind_t
 /* A block holds one op today; say so rather than silently dropping a second one. */
 static int xfer_claim_op(MPIR_Request * req, const char *op)
 {
-    int mpi_errno = MPI_SUCCESS;
-
-    MPIR_ERR_CHKANDJUMP1(req->dev.datatype != MPI_DATATYPE_NULL, mpi_errno, MPI_ERR_OTHER,
-                         "**notimpl", "**notimpl %s", op);
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    return req->dev.datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : mm_notimpl(op);
 }
 
 int xfer_send_op(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Datatype datatype,
