@@ -84,6 +84,16 @@ static void recv_finish_data(MPIR_Request * rreq)
     }
 }
 
+/* The counter reached zero: tell waiters (mm_completions, a completion_notification
+ * counter) and drop the engine's reference. */
+static void request_completed(MPIR_Request * req)
+{
+    mm_completions++;
+    if (req->completion_notification)
+        MPIR_cc_dec(req->completion_notification);
+    MPIR_Request_free(req);
+}
+
 int mm_request_cc_done(MPIR_Request * req)
 {
     int incomplete;
@@ -100,10 +110,7 @@ int mm_request_cc_done(MPIR_Request * req)
         mm_reqid_release(req->dev.id);
         req->dev.id = 0;
     }
-    mm_completions++;
-    if (req->completion_notification)
-        MPIR_cc_dec(req->completion_notification);
-    MPIR_Request_free(req);
+    request_completed(req);
     return MPI_SUCCESS;
 }
 
@@ -112,11 +119,7 @@ int MPID_Request_complete(MPIR_Request * req)
     int incomplete;
 
     MPIR_cc_decr(req->cc_ptr, &incomplete);
-    if (!incomplete) {
-        mm_completions++;
-        if (req->completion_notification)
-            MPIR_cc_dec(req->completion_notification);
-        MPIR_Request_free(req);
-    }
+    if (!incomplete)
+        request_completed(req);
     return MPI_SUCCESS;
 }
