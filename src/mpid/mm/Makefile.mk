@@ -23,7 +23,8 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mm_method.h             \
     src/mpid/mm/include/mm_xfer.h               \
     src/mpid/mm/include/mm_engine.h             \
-    src/mpid/mm/methods/shm/shm_impl.h
+    src/mpid/mm/methods/shm/shm_impl.h          \
+    src/mpid/mm/methods/tcp/tcp_impl.h
 
 mpi_core_sources +=                             \
     src/mpid/mm/src/mm_init.c                   \
@@ -51,6 +52,11 @@ mpi_core_sources +=                             \
     src/mpid/mm/methods/shm/shm_queue.c         \
     src/mpid/mm/methods/shm/shm_send.c          \
     src/mpid/mm/methods/shm/shm_progress.c      \
+    src/mpid/mm/methods/tcp/tcp_init.c          \
+    src/mpid/mm/methods/tcp/tcp_conn.c          \
+    src/mpid/mm/methods/tcp/tcp_send.c          \
+    src/mpid/mm/methods/tcp/tcp_recv.c          \
+    src/mpid/mm/methods/tcp/tcp_progress.c      \
     src/mpid/mm/rma/mm_win.c                    \
     src/mpid/mm/rma/mm_rma_ops.c                \
     src/mpid/mm/rma/mm_rma_sync.c

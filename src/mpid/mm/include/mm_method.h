@@ -47,6 +47,8 @@
 /* Capability bits */
 #define MM_METHOD_CAP_SINGLE_COPY 0x1   /* can move large payloads without a staging copy */
 #define MM_METHOD_CAP_ATOMICS     0x2   /* can apply remote atomics itself */
+#define MM_METHOD_CAP_CARD        0x4   /* peers need our business card (published through
+                                         * PMI at init) to reach us */
 
 #define MM_METHOD_CARD_MAX 256  /* bytes of one method's business card, NUL included */
 
@@ -65,10 +67,11 @@ typedef struct mm_method {
      * need to reach us; an empty card means the method is unusable in this process. */
     int (*init) (char *card);
     int (*finalize) (void);
-    /* Can this process reach the peer whose card (for this method) is given? */
+    /* Can this process reach the peer whose card (for this method) is given? card is
+     * NULL for methods without MM_METHOD_CAP_CARD, and for the peer's not published. */
     int (*can_reach) (int lpid, const char *card);
-    /* Bind vc to this method (may connect lazily, at the first write). */
-    int (*connect) (mm_vc_t * vc);
+    /* Bind vc to this method (may connect lazily, at the first write); card as above. */
+    int (*connect) (mm_vc_t * vc, const char *card);
     int (*post_write) (mm_car_t * head);
     /* Where the payload of the envelope just delivered on car->vc goes (see READS). */
     int (*post_read) (mm_car_t * car);
@@ -80,6 +83,7 @@ typedef struct mm_method {
 /* Registered methods, in methods/mm_methods.c */
 extern const mm_method_t mm_self_method;
 extern const mm_method_t mm_shm_method;
+extern const mm_method_t mm_tcp_method;
 
 /* The methods enabled in this process (after init), in MPIR_CVAR_MM_METHODS order. */
 extern const mm_method_t *mm_methods_active[];
@@ -93,5 +97,10 @@ int mm_methods_select(mm_vc_t * vc);
 
 /* Engine entry for methods: a CAR is finished (see READS/WRITES above). */
 int mm_cq_complete(mm_car_t * car);
+
+/* For methods that move bytes with their own system calls (readv/writev): describe up to
+ * max_iov entries of what remains under a cursor, and advance it by what was moved. */
+int mm_buf_to_iov(const mm_buf_t * b, struct iovec *iov, int max_iov);
+void mm_buf_advance(mm_buf_t * b, size_t n);
 
 #endif /* MM_METHOD_H_INCLUDED */

@@ -43,6 +43,7 @@ extern mm_vc_t *mm_vc_table;    /* indexed by lpid */
 extern int mm_vc_table_size;
 
 int mm_vc_init(void);
+int mm_vc_close_all(void);
 int mm_vc_finalize(void);
 /* The VC of lpid, bound to its method (selected and connected on first use). */
 int mm_vc_get(int lpid, mm_vc_t ** vc_out);

@@ -13,13 +13,19 @@ static const struct {
     {"self", &mm_self_method},
     {"shm", &mm_shm_method},
     {"ib", NULL},
-    {"tcp", NULL},
+    {"tcp", &mm_tcp_method},
 };
 
 #define MM_METHODS_MAX (sizeof(method_registry) / sizeof(method_registry[0]))
 
 const mm_method_t *mm_methods_active[MM_METHODS_MAX];
 int mm_methods_nactive;
+
+/* PMI key under which process `rank` publishes its card for `method`. */
+static void card_key(char *key, size_t len, const mm_method_t * method, int rank)
+{
+    snprintf(key, len, "mm-%s-%d", method->name, rank);
+}
 
 static int method_lookup(const char *name, size_t len, const mm_method_t ** method)
 {
@@ -37,7 +43,8 @@ int mm_methods_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
     const char *p = MPIR_CVAR_MM_METHODS;
-    char card[MM_METHOD_CARD_MAX];
+    char card[MM_METHOD_CARD_MAX], key[64];
+    int published = 0;
 
     mm_methods_nactive = 0;
     while (*p) {
@@ -56,6 +63,14 @@ int mm_methods_init(void)
                 mpi_errno = method->init(card);
                 MPIR_ERR_CHECK(mpi_errno);
                 mm_methods_active[mm_methods_nactive++] = method;
+                if (method->caps & MM_METHOD_CAP_CARD) {
+                    /* An empty card still goes out: peers then learn we are unreachable
+                     * this way instead of waiting for a key that never comes. */
+                    card_key(key, sizeof(key), method, MPIR_Process.rank);
+                    mpi_errno = MPIR_pmi_kvs_put(key, card[0] ? card : "-");
+                    MPIR_ERR_CHECK(mpi_errno);
+                    published = 1;
+                }
             }
         }
         p += len;
@@ -64,6 +79,11 @@ int mm_methods_init(void)
     }
     MPIR_ERR_CHKANDJUMP1(mm_methods_nactive == 0, mpi_errno, MPI_ERR_OTHER,
                          "**mm|no_methods", "**mm|no_methods %s", MPIR_CVAR_MM_METHODS);
+    /* Every process runs the same method list, so all of them take this barrier or none. */
+    if (published && MPIR_Process.size > 1) {
+        mpi_errno = MPIR_pmi_barrier();
+        MPIR_ERR_CHECK(mpi_errno);
+    }
 
   fn_exit:
     return mpi_errno;
@@ -93,12 +113,21 @@ int mm_methods_select(mm_vc_t * vc)
 
     for (int i = 0; i < mm_methods_nactive; i++) {
         const mm_method_t *method = mm_methods_active[i];
-        /* Business cards are exchanged once a method publishes one; self and shm decide
-         * from the PMI node map alone, so they get NULL. */
-        if (method->can_reach(vc->lpid, NULL)) {
+        char card[MM_METHOD_CARD_MAX], key[64];
+        const char *peer_card = NULL;
+
+        /* self and shm decide from the PMI node map alone; the others read the peer's card,
+         * published at its init. */
+        if (method->caps & MM_METHOD_CAP_CARD) {
+            card_key(key, sizeof(key), method, vc->lpid);
+            if (MPIR_pmi_kvs_get(vc->lpid, key, card, sizeof(card)) == MPI_SUCCESS &&
+                strcmp(card, "-") != 0)
+                peer_card = card;
+        }
+        if (method->can_reach(vc->lpid, peer_card)) {
             vc->method = method;
             vc->eager_limit = method->eager_limit;
-            mpi_errno = method->connect(vc);
+            mpi_errno = method->connect(vc, peer_card);
             MPIR_ERR_CHECK(mpi_errno);
             vc->state = MM_VC_STATE_BOUND;
             if (MPIR_CVAR_MM_REPORT_METHODS && !vc->reported) {

@@ -72,3 +72,34 @@ size_t mm_buf_transfer(mm_buf_t * dst, mm_buf_t * src, size_t len)
     }
     return moved;
 }
+
+int mm_buf_to_iov(const mm_buf_t * b, struct iovec *iov, int max_iov)
+{
+    int n = 0;
+
+    for (int i = b->iov_idx; i < b->iov_count && n < max_iov; i++) {
+        size_t off = (i == b->iov_idx) ? b->iov_off : 0;
+        if (b->iov[i].iov_len == off)
+            continue;
+        iov[n].iov_base = (char *) b->iov[i].iov_base + off;
+        iov[n].iov_len = b->iov[i].iov_len - off;
+        n++;
+    }
+    return n;
+}
+
+void mm_buf_advance(mm_buf_t * b, size_t n)
+{
+    b->done += n;
+    while (n > 0 && b->iov_idx < b->iov_count) {
+        size_t left = b->iov[b->iov_idx].iov_len - b->iov_off;
+        size_t step = MPL_MIN(left, n);
+
+        b->iov_off += step;
+        n -= step;
+        if (b->iov_off == b->iov[b->iov_idx].iov_len) {
+            b->iov_idx++;
+            b->iov_off = 0;
+        }
+    }
+}

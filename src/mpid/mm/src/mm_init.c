@@ -86,11 +86,13 @@ int MPID_Finalize(void)
 
     /* Every VC finishes its pending writes, then nobody tears down shared state (shm
      * segment, sockets) until every process has stopped sending. */
-    mpi_errno = mm_vc_finalize();
+    mpi_errno = mm_vc_close_all();
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIR_pmi_barrier();
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = mm_methods_finalize();
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_vc_finalize();
     MPIR_ERR_CHECK(mpi_errno);
     mm_reqid_finalize();
     MPIR_pmi_finalize();

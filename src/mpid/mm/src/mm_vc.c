@@ -48,8 +48,9 @@ int mm_vc_get(int lpid, mm_vc_t ** vc_out)
     goto fn_exit;
 }
 
-/* Close every bound VC: each method finishes the writes still queued on it. */
-int mm_vc_finalize(void)
+/* Close every bound VC: each method finishes the writes still queued on it. The table
+ * stays, because methods still deliver what peers send until they close too. */
+int mm_vc_close_all(void)
 {
     int mpi_errno = MPI_SUCCESS;
 
@@ -61,12 +62,18 @@ int mm_vc_finalize(void)
             vc->state = MM_VC_STATE_CLOSED;
         }
     }
-    MPL_free(mm_vc_table);
-    mm_vc_table = NULL;
-    mm_vc_table_size = 0;
 
   fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* Release the table once every method is down. */
+int mm_vc_finalize(void)
+{
+    MPL_free(mm_vc_table);
+    mm_vc_table = NULL;
+    mm_vc_table_size = 0;
+    return MPI_SUCCESS;
 }

@@ -25,7 +25,7 @@ static int self_can_reach(int lpid, const char *card)
     return lpid == MPIR_Process.rank;
 }
 
-static int self_connect(mm_vc_t * vc)
+static int self_connect(mm_vc_t * vc, const char *card)
 {
     return MPI_SUCCESS;
 }

@@ -128,7 +128,7 @@ static int shm_can_reach(int lpid, const char *card)
     return MPIR_Process.node_map[lpid] == MPIR_Process.node_map[MPIR_Process.rank];
 }
 
-static int shm_connect(mm_vc_t * vc)
+static int shm_connect(mm_vc_t * vc, const char *card)
 {
     shm_vc_t *s = shm_vc(vc);
 
