@@ -16,6 +16,19 @@ int mm_request_cc_done(MPIR_Request * req);
 /* Bytes the receive buffer of rreq can hold. */
 size_t mm_request_capacity(MPIR_Request * rreq);
 
+/* Engine-private request flags, continuing mpidpre.h's MM_REQ_* bits. */
+#define MM_REQ_PART_CHILD  0x40 /* the transfer of a partitioned request, dev.partner */
+
+/* Partitioned traffic matches in its own space, above MPICH's 16-bit context ids, so it
+ * never meets an ordinary receive (MPI keeps the two apart). A context offset. */
+#define MM_CTX_PART (1 << 16)
+
+/* --- partitioned communication (mm_part.c) --- */
+/* The transfer child of a partitioned request completed: finish the parent. */
+void mm_part_child_done(MPIR_Request * child);
+int mm_part_start(MPIR_Request * preq);
+void mm_part_comm_free(MPIR_Comm * comm);
+
 /* --- request ids peers may name (mm_reqid.c) --- */
 int mm_reqid_init(void);
 void mm_reqid_finalize(void);
@@ -43,6 +56,7 @@ int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq);
 /* Requests the engine has completed so far: a blocking wait returns when this moves, even
  * if the completion happened in another thread's progress call. */
 extern unsigned long mm_completions;
+void mm_progress_init(void);
 int mm_progress_poll(int *made_progress);
 
 /* The error an ADI entry point that is not implemented yet returns: MPI_ERR_OTHER with a

@@ -35,6 +35,14 @@
  * when anything moved. It is called with the global critical section held and must not
  * block: blocking (when the engine decides to) happens in the engine's wait logic.
  *
+ * BLOCKING. A wait that found nothing to do for a while should sleep rather than spin, so
+ * an oversubscribed core goes to the process that has work. A method whose arrivals (and
+ * writable sockets) are signalled on a file descriptor returns it from wait_fd(); the engine
+ * sleeps in poll() on those descriptors only when every active method has one. A method that
+ * must be polled (shm: memory, no descriptor) leaves wait_fd NULL and keeps the engine
+ * spinning and yielding. A method with nothing that can arrive on its own (self: only this
+ * process queues its work, and progress delivers it at once) returns -1.
+ *
  * THREADS. All entry points run under MPICH's GLOBAL critical section.
  */
 #ifndef MM_METHOD_H_INCLUDED
@@ -76,6 +84,8 @@ typedef struct mm_method {
     /* Where the payload of the envelope just delivered on car->vc goes (see READS). */
     int (*post_read) (mm_car_t * car);
     int (*progress) (int *made_progress);
+    /* See BLOCKING; NULL: this method must be polled. */
+    int (*wait_fd) (void);
     /* Drain and release the VC; pending writes are finished first. */
     int (*close) (mm_vc_t * vc);
 } mm_method_t;
@@ -92,6 +102,9 @@ extern int mm_methods_nactive;
 int mm_methods_init(void);
 int mm_methods_finalize(void);
 int mm_methods_progress(int *made_progress);
+/* Sleep until a method's descriptor is ready or timeout_ms passes; returns 0 at once,
+ * without sleeping, when some active method must be polled instead. */
+int mm_methods_block(int timeout_ms);
 /* Pick and connect the method for vc (first in order whose can_reach accepts). */
 int mm_methods_select(mm_vc_t * vc);
 

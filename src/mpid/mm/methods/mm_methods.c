@@ -4,6 +4,7 @@
  * the peer, and polls the active ones.
  */
 #include "mpidimpl.h"
+#include <poll.h>
 
 /* Every method the device knows by name; NULL where this library was built without it. */
 static const struct {
@@ -162,4 +163,27 @@ int mm_methods_progress(int *made_progress)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+int mm_methods_block(int timeout_ms)
+{
+    struct pollfd fds[MM_METHODS_MAX];
+    int n = 0;
+
+    for (int i = 0; i < mm_methods_nactive; i++) {
+        int fd;
+
+        if (mm_methods_active[i]->wait_fd == NULL)
+            return 0;
+        fd = mm_methods_active[i]->wait_fd();
+        if (fd >= 0) {
+            fds[n].fd = fd;
+            fds[n].events = POLLIN;
+            n++;
+        }
+    }
+    if (n == 0)
+        return 0;       /* nothing could wake us: keep polling */
+    poll(fds, n, timeout_ms);
+    return 1;
 }

@@ -144,6 +144,7 @@ int MPID_Comm_commit_post_hook(MPIR_Comm * comm)
 
 int MPID_Comm_free_hook(MPIR_Comm * comm)
 {
+    mm_part_comm_free(comm);
     MPL_free(comm->dev.lpids);
     MPL_free(comm->dev.local_lpids);
     comm->dev.lpids = NULL;

@@ -38,13 +38,15 @@ cvars:
     - name        : MPIR_CVAR_MM_SPIN_COUNT
       category    : MM
       type        : int
-      default     : 200
+      default     : -1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
         Idle polls of the progress engine a blocking wait makes before it starts yielding
-        the core to other processes (oversubscribed nodes need a small value).
+        the core (or sleeping, where every method can wake it). -1 chooses: 200 when this
+        node runs no more processes of the job than this process may use cores, 10 when it
+        is oversubscribed, since spinning there only delays the peer we wait for.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -60,6 +62,7 @@ int MPID_Init(int requested, int *provided)
     /* All engine state sits under MPICH's GLOBAL critical section, so every level works. */
     *provided = MPL_MIN(requested, MPICH_THREAD_LEVEL);
 
+    mm_progress_init();
     mpi_errno = mm_reqid_init();
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = mm_vc_init();

@@ -129,6 +129,9 @@ int MPID_Startall(int count, MPIR_Request * requests[])
         if (preq->kind == MPIR_REQUEST_KIND__PREQUEST_COLL) {
             mpi_errno = MPIR_Persist_coll_start(preq);
             MPIR_ERR_CHECK(mpi_errno);
+        } else if (MPIR_Request_is_partitioned(preq)) {
+            mpi_errno = mm_part_start(preq);
+            MPIR_ERR_CHECK(mpi_errno);
         } else {
             mpi_errno = persist_start(preq);
             MPIR_ERR_CHECK(mpi_errno);

@@ -3,12 +3,37 @@
  * schedules, and later RMA). A blocking wait spins MPIR_CVAR_MM_SPIN_COUNT idle polls,
  * then yields: first the GLOBAL critical section, so other threads of this process can
  * run MPI calls, then the core, because these jobs oversubscribe their nodes and the peer
- * we wait for may need this very core to make the progress we are waiting on.
+ * we wait for may need this very core to make the progress we are waiting on. When every
+ * active method can signal arrivals on a descriptor (tcp, without shm), the core is given
+ * away by sleeping in poll() instead, so the kernel wakes this process exactly when a
+ * packet comes rather than whenever the scheduler gets back to a yielding spinner.
  */
 #include "mpidimpl.h"
 #include <sched.h>
 
 unsigned long mm_completions;
+static unsigned spin_limit;
+
+#define MM_SPIN_DEDICATED 200
+#define MM_SPIN_OVERSUBSCRIBED 10
+
+/* Oversubscribed when this node runs more processes of the job than we have cores. */
+void mm_progress_init(void)
+{
+    cpu_set_t set;
+    int cores = 1;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        cores = CPU_COUNT(&set);
+    if (MPIR_CVAR_MM_SPIN_COUNT >= 0)
+        spin_limit = (unsigned) MPIR_CVAR_MM_SPIN_COUNT;
+    else if (MPIR_Process.local_size > cores)
+        spin_limit = MM_SPIN_OVERSUBSCRIBED;
+    else
+        spin_limit = MM_SPIN_DEDICATED;
+}
+
+#define MM_PROGRESS_BLOCK_MS 10
 
 int mm_progress_poll(int *made_progress)
 {
@@ -35,7 +60,9 @@ static int progress_yield(void)
         return 1;
     }
 #endif
-    sched_yield();
+    /* Bounded: a progress hook (an NBC schedule) may have work no descriptor announces. */
+    if (!mm_methods_block(MM_PROGRESS_BLOCK_MS))
+        sched_yield();
     return 0;
 }
 
@@ -76,7 +103,7 @@ int MPID_Progress_wait(MPID_Progress_state * state)
             state->spins = 0;
             break;
         }
-        if (++state->spins >= (unsigned) MPIR_CVAR_MM_SPIN_COUNT && progress_yield())
+        if (++state->spins >= spin_limit && progress_yield())
             break;
     }
     state->completions = mm_completions;

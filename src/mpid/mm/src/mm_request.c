@@ -16,9 +16,10 @@ void MPID_Request_free_hook(MPIR_Request * req)
 
 void MPID_Request_destroy_hook(MPIR_Request * req)
 {
-    /* Persistent requests hold their datatype for as long as they exist. */
+    /* Persistent and partitioned requests hold their datatype for as long as they exist. */
     if (req->kind == MPIR_REQUEST_KIND__PREQUEST_SEND ||
-        req->kind == MPIR_REQUEST_KIND__PREQUEST_RECV)
+        req->kind == MPIR_REQUEST_KIND__PREQUEST_RECV ||
+        req->kind == MPIR_REQUEST_KIND__PART_SEND || req->kind == MPIR_REQUEST_KIND__PART_RECV)
         MPIR_Datatype_release_if_not_builtin(req->dev.datatype);
     if (req->dev.tmpbuf) {
         MPL_free(req->dev.tmpbuf);
@@ -88,6 +89,8 @@ static void recv_finish_data(MPIR_Request * rreq)
  * counter) and drop the engine's reference. */
 static void request_completed(MPIR_Request * req)
 {
+    if (req->dev.flags & MM_REQ_PART_CHILD)
+        mm_part_child_done(req);
     mm_completions++;
     if (req->completion_notification)
         MPIR_cc_dec(req->completion_notification);

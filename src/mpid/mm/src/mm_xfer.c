@@ -33,6 +33,13 @@ static int xfer_claim_op(MPIR_Request * req, const char *op)
     return req->dev.datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : mm_notimpl(op);
 }
 
+/* Zero elements are zero bytes whatever the type: MPI lets such calls name
+ * MPI_DATATYPE_NULL, which has no size, lower bound or layout to ask about. */
+static MPI_Datatype xfer_type(MPI_Aint count, MPI_Datatype datatype)
+{
+    return count == 0 ? MPI_BYTE : datatype;
+}
+
 int xfer_send_op(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Datatype datatype,
                  int dest, unsigned flags)
 {
@@ -43,6 +50,7 @@ int xfer_send_op(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Dataty
 
     mpi_errno = xfer_claim_op(req, "xfer_send_op (second op in one xfer block)");
     MPIR_ERR_CHECK(mpi_errno);
+    datatype = xfer_type(count, datatype);
     mpi_errno = mm_vc_get(mm_comm_lpid(req->comm, dest), &req->dev.vc);
     MPIR_ERR_CHECK(mpi_errno);
 
@@ -89,6 +97,7 @@ int xfer_recv_op(MPIR_Request * req, void *buf, MPI_Aint count, MPI_Datatype dat
 
     mpi_errno = xfer_claim_op(req, "xfer_recv_op (second op in one xfer block)");
     MPIR_ERR_CHECK(mpi_errno);
+    datatype = xfer_type(count, datatype);
     req->dev.buf = buf;
     req->dev.count = count;
     req->dev.datatype = datatype;

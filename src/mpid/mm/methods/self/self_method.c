@@ -99,6 +99,12 @@ static int self_progress(int *made_progress)
     goto fn_exit;
 }
 
+/* Only this process queues self work, and progress delivers it at once. */
+static int self_wait_fd(void)
+{
+    return -1;
+}
+
 static int self_close(mm_vc_t * vc)
 {
     int made_progress = 0;
@@ -119,5 +125,6 @@ const mm_method_t mm_self_method = {
     .post_write = self_post_write,
     .post_read = self_post_read,
     .progress = self_progress,
+    .wait_fd = self_wait_fd,
     .close = self_close,
 };

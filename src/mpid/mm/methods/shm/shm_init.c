@@ -187,5 +187,6 @@ const mm_method_t mm_shm_method = {
     .post_write = shm_post_write,
     .post_read = shm_post_read,
     .progress = shm_progress,
+    .wait_fd = NULL,            /* cells arrive in memory: shm must be polled */
     .close = shm_close,
 };

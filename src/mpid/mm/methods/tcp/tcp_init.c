@@ -296,6 +296,12 @@ static int tcp_close(mm_vc_t * vc)
     goto fn_exit;
 }
 
+/* The epoll set signals new connections, arrivals and writable sockets alike. */
+static int tcp_wait_fd(void)
+{
+    return tcp_state.epfd;
+}
+
 const mm_method_t mm_tcp_method = {
     .name = "tcp",
     .eager_limit = 65536,
@@ -310,5 +316,6 @@ const mm_method_t mm_tcp_method = {
     .post_write = tcp_post_write,
     .post_read = tcp_post_read,
     .progress = tcp_progress,
+    .wait_fd = tcp_wait_fd,
     .close = tcp_close,
 };
