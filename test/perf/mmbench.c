@@ -1,0 +1,315 @@
+/*
+ * mmbench: the benchmarks maint/mm bench runs against mm, Debian's MPICH and Open MPI.
+ * Plain MPI: the same source builds with any MPI's mpicc. The MPI_Rmw parts build only
+ * where mpi.h defines MPI_RMW_INC.
+ *
+ *   mmbench TEST [-min BYTES] [-max BYTES] [-rounds N]
+ *
+ * TEST: latency   ping-pong between ranks 0 and 1, half round trip (us)
+ *       bw        rank 0 streams windows of 64 MPI_Isend to rank 1 (MB/s)
+ *       bibw      both stream windows of 64 to each other at once (MB/s, both directions)
+ *       msgrate   8-byte messages per second in windows of 64
+ *       put, get  MPI_Put/MPI_Get of SIZE bytes + MPI_Win_flush, in lock_all (us)
+ *       fop, cas  MPI_Fetch_and_op / MPI_Compare_and_swap of one long: "lock" inside
+ *                 lock/unlock per operation, "flush" inside one lock_all with a flush (us)
+ *       rmw       MPI_Rmw(INC) of one long in each assert mode (us)
+ *       allreduce MPI_Allreduce of one double on all ranks (us)
+ *
+ * Each point is measured in `rounds` rounds (default 15) after 2 warm-up rounds; a round
+ * runs enough iterations to last about 20 ms. Printed per point, from rank 0:
+ *   TEST VARIANT SIZE median min max   (unit as above)
+ * The median is what the comparison uses; min and max show the spread.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WINDOW 64
+#define ROUND_SECONDS 0.02
+
+static int rank, size;
+static int rounds = 15;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* Run op(iters) in rounds; op returns the value of one round (already per unit). All ranks
+ * agree on iters (rank 0 decides from a calibration run). */
+typedef double (*bench_fn) (long iters, size_t bytes);
+
+static void measure(const char *test, const char *variant, size_t bytes, bench_fn op)
+{
+    double *v = malloc(sizeof(double) * rounds);
+    long iters = 1;
+    double t;
+
+    /* calibrate: double until one round takes ROUND_SECONDS */
+    for (;;) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        t = MPI_Wtime();
+        op(iters, bytes);
+        t = MPI_Wtime() - t;
+        MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (t >= ROUND_SECONDS || iters >= (1L << 24))
+            break;
+        iters *= 2;
+    }
+    for (int r = -2; r < rounds; r++) {
+        double x;
+        MPI_Barrier(MPI_COMM_WORLD);
+        x = op(iters, bytes);
+        if (r >= 0)
+            v[r] = x;
+    }
+    if (rank == 0) {
+        qsort(v, rounds, sizeof(double), cmp_double);
+        printf("%s %s %zu %.3f %.3f %.3f\n", test, variant, bytes, v[rounds / 2], v[0],
+               v[rounds - 1]);
+        fflush(stdout);
+    }
+    free(v);
+}
+
+static char *sbuf, *rbuf;
+/* Statuses are not used, but GCC 12 warns (wrongly) when Waitall gets MPI_STATUSES_IGNORE. */
+static MPI_Status stats[2 * WINDOW];
+
+static double op_latency(long iters, size_t bytes)
+{
+    double t = MPI_Wtime();
+    for (long i = 0; i < iters; i++) {
+        if (rank == 0) {
+            MPI_Send(sbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(rbuf, (int) bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(rbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(sbuf, (int) bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        }
+    }
+    return (MPI_Wtime() - t) * 1e6 / (2.0 * iters);
+}
+
+static double op_bw(long iters, size_t bytes)
+{
+    MPI_Request req[WINDOW];
+    double t = MPI_Wtime();
+    for (long i = 0; i < iters; i++) {
+        if (rank == 0) {
+            for (int w = 0; w < WINDOW; w++)
+                MPI_Isend(sbuf, (int) bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &req[w]);
+            MPI_Waitall(WINDOW, req, stats);
+            MPI_Recv(rbuf, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            for (int w = 0; w < WINDOW; w++)
+                MPI_Irecv(rbuf, (int) bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &req[w]);
+            MPI_Waitall(WINDOW, req, stats);
+            MPI_Send(sbuf, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+        }
+    }
+    t = MPI_Wtime() - t;
+    return (double) bytes * WINDOW * iters / t / 1e6;
+}
+
+static double op_bibw(long iters, size_t bytes)
+{
+    MPI_Request req[2 * WINDOW];
+    int peer = rank == 0 ? 1 : 0;
+    double t = MPI_Wtime();
+    if (rank > 1)
+        return 0;
+    for (long i = 0; i < iters; i++) {
+        for (int w = 0; w < WINDOW; w++)
+            MPI_Irecv(rbuf, (int) bytes, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[w]);
+        for (int w = 0; w < WINDOW; w++)
+            MPI_Isend(sbuf, (int) bytes, MPI_BYTE, peer, 2, MPI_COMM_WORLD, &req[WINDOW + w]);
+        MPI_Waitall(2 * WINDOW, req, stats);
+    }
+    t = MPI_Wtime() - t;
+    return 2.0 * bytes * WINDOW * iters / t / 1e6;
+}
+
+static double op_msgrate(long iters, size_t bytes)
+{
+    return op_bw(iters, 8) * 1e6 / 8.0;
+}
+
+static double op_allreduce(long iters, size_t bytes)
+{
+    double in = rank, out;
+    double t = MPI_Wtime();
+    for (long i = 0; i < iters; i++)
+        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return (MPI_Wtime() - t) * 1e6 / iters;
+}
+
+static MPI_Win win;
+static long *winbuf;
+static int rma_mode;    /* 0: lock per op, 1: inside lock_all with flush */
+
+static double op_put(long iters, size_t bytes)
+{
+    double t = MPI_Wtime();
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        for (long i = 0; i < iters; i++) {
+            MPI_Put(sbuf, (int) bytes, MPI_BYTE, 1, 0, (int) bytes, MPI_BYTE, win);
+            MPI_Win_flush(1, win);
+        }
+        MPI_Win_unlock_all(win);
+    }
+    return (MPI_Wtime() - t) * 1e6 / iters;
+}
+
+static double op_get(long iters, size_t bytes)
+{
+    double t = MPI_Wtime();
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        for (long i = 0; i < iters; i++) {
+            MPI_Get(rbuf, (int) bytes, MPI_BYTE, 1, 0, (int) bytes, MPI_BYTE, win);
+            MPI_Win_flush(1, win);
+        }
+        MPI_Win_unlock_all(win);
+    }
+    return (MPI_Wtime() - t) * 1e6 / iters;
+}
+
+static double op_atomic(long iters, size_t cas)
+{
+    long one = 1, old = 0, cmp = 0;
+    double t = MPI_Wtime();
+    if (rank != 0)
+        return 0;
+    if (rma_mode == 1)
+        MPI_Win_lock_all(0, win);
+    for (long i = 0; i < iters; i++) {
+        if (rma_mode == 0)
+            MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+        if (cas)
+            MPI_Compare_and_swap(&one, &cmp, &old, MPI_LONG, 1, 0, win);
+        else
+            MPI_Fetch_and_op(&one, &old, MPI_LONG, 1, 0, MPI_SUM, win);
+        if (rma_mode == 0)
+            MPI_Win_unlock(1, win);
+        else
+            MPI_Win_flush(1, win);
+    }
+    if (rma_mode == 1)
+        MPI_Win_unlock_all(win);
+    return (MPI_Wtime() - t) * 1e6 / iters;
+}
+
+static double op_fop(long iters, size_t bytes)
+{
+    return op_atomic(iters, 0);
+}
+
+static double op_cas(long iters, size_t bytes)
+{
+    return op_atomic(iters, 1);
+}
+
+#ifdef MPI_RMW_INC
+static int rmw_assert;
+
+static double op_rmw(long iters, size_t bytes)
+{
+    long old = 0;
+    double t = MPI_Wtime();
+    if (rank != 0)
+        return 0;
+    if (!(rmw_assert & MPI_MODE_PASSIVE_EPOCH_IMPLICIT))
+        MPI_Win_lock_all(0, win);
+    for (long i = 0; i < iters; i++)
+        MPI_Rmw(NULL, 1, MPI_LONG, &old, 1, 0, rmw_assert, MPI_RMW_INC, win);
+    if (!(rmw_assert & MPI_MODE_PASSIVE_EPOCH_IMPLICIT))
+        MPI_Win_unlock_all(win);
+    return (MPI_Wtime() - t) * 1e6 / iters;
+}
+#endif
+
+static void sweep(const char *test, const char *variant, size_t min, size_t max, bench_fn op)
+{
+    for (size_t b = min;; b = b ? b * 2 : 1) {
+        measure(test, variant, b, op);
+        if (b >= max)
+            break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *test;
+    size_t min = 0, max = 4 << 20;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc < 2 || size < 2) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mpiexec -n 2+ mmbench TEST [-min B] [-max B] [-rounds N]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    test = argv[1];
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-min"))
+            min = strtoul(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "-max"))
+            max = strtoul(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "-rounds"))
+            rounds = atoi(argv[i + 1]);
+    }
+    if (rounds < 1)
+        rounds = 1;
+    sbuf = malloc(max + 1);
+    rbuf = malloc(max + 1);
+    memset(sbuf, 1, max + 1);
+    memset(rbuf, 0, max + 1);
+
+    if (!strcmp(test, "latency")) {
+        sweep(test, "-", min, max, op_latency);
+    } else if (!strcmp(test, "bw")) {
+        sweep(test, "-", min ? min : 1, max, op_bw);
+    } else if (!strcmp(test, "bibw")) {
+        sweep(test, "-", min ? min : 1, max, op_bibw);
+    } else if (!strcmp(test, "msgrate")) {
+        measure(test, "-", 8, op_msgrate);
+    } else if (!strcmp(test, "allreduce")) {
+        measure(test, "-", 8, op_allreduce);
+    } else {
+        MPI_Win_allocate(max > 64 ? max : 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &winbuf, &win);
+        memset(winbuf, 0, 64);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (!strcmp(test, "put")) {
+            sweep(test, "flush", min ? min : 1, max, op_put);
+        } else if (!strcmp(test, "get")) {
+            sweep(test, "flush", min ? min : 1, max, op_get);
+        } else if (!strcmp(test, "fop") || !strcmp(test, "cas")) {
+            bench_fn op = !strcmp(test, "fop") ? op_fop : op_cas;
+            rma_mode = 0;
+            measure(test, "lock", 8, op);
+            rma_mode = 1;
+            measure(test, "flush", 8, op);
+#ifdef MPI_RMW_INC
+        } else if (!strcmp(test, "rmw")) {
+            rmw_assert = 0;
+            measure(test, "in-lock_all", 8, op_rmw);
+            rmw_assert = MPI_MODE_PASSIVE_EPOCH_IMPLICIT;
+            measure(test, "implicit", 8, op_rmw);
+            rmw_assert = MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK;
+            measure(test, "implicit+nocheck", 8, op_rmw);
+#endif
+        } else if (rank == 0) {
+            fprintf(stderr, "mmbench: unknown test '%s'\n", test);
+        }
+        MPI_Win_free(&win);
+    }
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}
