@@ -118,7 +118,10 @@ int MPID_Abort(MPIR_Comm * comm, int mpi_errno, int exit_code, const char *error
             snprintf(msg, sizeof(msg), "aborted by the application (exit code %d)", exit_code);
         error_msg = msg;
     }
+    /* Hydra passes neither the message nor a usable exit code on from a PMI-1 abort, so
+     * the reason is printed here or nowhere. */
     fflush(stdout);
+    fprintf(stderr, "Abort(%d) on rank %d: %s\n", exit_code, MPIR_Process.rank, error_msg);
     fflush(stderr);
     /* The process manager kills the whole job, whatever comm was: MPI allows that. */
     MPIR_pmi_abort(exit_code, error_msg);

@@ -31,11 +31,16 @@ void tcp_conn_set_events(tcp_conn_t * conn, uint32_t events)
 {
     struct epoll_event ev;
 
-    if (conn->events == events)
+    /* After the peer's end of stream a readable socket stays readable (0 bytes): asking for
+     * EPOLLIN would make every progress pass wake up for nothing. */
+    if (conn->got_eof)
+        events &= ~EPOLLIN;
+    if (conn->registered && conn->events == events)
         return;
     ev.events = events;
     ev.data.ptr = conn;
-    epoll_ctl(tcp_state.epfd, conn->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, conn->fd, &ev);
+    epoll_ctl(tcp_state.epfd, conn->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, conn->fd, &ev);
+    conn->registered = 1;
     conn->events = events;
 }
 
@@ -147,6 +152,7 @@ static int attempt_connect(tcp_conn_t * conn)
             close(conn->fd);
             conn->fd = -1;
             conn->events = 0;
+            conn->registered = 0;
         }
         fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0) {

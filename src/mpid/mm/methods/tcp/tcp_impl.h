@@ -24,7 +24,9 @@
  * followed by its payload (EAGER, EAGER_SYNC, DATA). Every envelope is validated before
  * use. TCP_PKT_BYE, a method-private kind, says "I am finalizing and will send nothing
  * more": an end of stream after BYE is a clean close, an end of stream without it means the
- * peer died, and is reported as an error naming the peer.
+ * peer died, and is reported as an error naming the peer. A clean end of stream only closes
+ * the peer's direction: the connection stays the VC's until this process has written its
+ * own queue and BYE on it too, since closing earlier would look like death to the peer.
  *
  * READS go through a per-connection buffer (one recv() can bring many small messages);
  * a payload larger than the buffer's free space is read straight into its destination.
@@ -81,6 +83,8 @@ typedef struct tcp_conn {
     char *rbuf;                 /* OPEN: bytes received, not yet consumed */
     size_t rpos, rend;
     int got_bye;
+    int got_eof;                /* the peer ended its direction after BYE: nothing more to read */
+    int registered;             /* fd is in the epoll set */
     struct tcp_conn *next;      /* all connections of this process */
 } tcp_conn_t;
 

@@ -285,8 +285,11 @@ static int tcp_close(mm_vc_t * vc)
             mpi_errno = MPI_SUCCESS;
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (t->conn)
+    if (t->conn) {
         shutdown(t->conn->fd, SHUT_WR);
+        if (t->conn->got_eof)
+            tcp_conn_kill(t->conn);     /* both directions are finished */
+    }
     MPL_free(t->peer);
     t->peer = NULL;
 

@@ -176,7 +176,13 @@ int tcp_read_progress(tcp_conn_t * conn)
             break;
         /* End of stream (n == 0) or a broken connection. */
         if (n == 0 && conn->got_bye && vc->rdata == NULL && conn->rpos == conn->rend) {
-            tcp_conn_kill(conn);
+            /* The peer is done; we may not be: keep the connection for our own queue and
+             * BYE (tcp_close ends it), unless that is already out. */
+            conn->got_eof = 1;
+            if (tcp_vc(vc)->bye_state == 2)
+                tcp_conn_kill(conn);
+            else
+                tcp_conn_set_events(conn, conn->events);
             break;
         }
         if (tcp_state.finalizing) {
