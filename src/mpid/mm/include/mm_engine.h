@@ -44,6 +44,8 @@ MPIR_Request *mm_recvq_match_unexp(int ctx, int rank, int tag, int dequeue);
 void mm_recvq_add_unexp(MPIR_Request * ureq);
 int mm_recvq_remove_posted(MPIR_Request * rreq);
 int mm_recvq_remove_unexp(MPIR_Request * ureq);
+/* Dequeue the unexpected message number seq of vc, if it is still there. */
+MPIR_Request *mm_recvq_take_unexp_seq(struct mm_vc *vc, uint64_t seq);
 
 /* --- protocols (mm_cq.c) --- */
 /* Post the CARs of a send whose request, VC and buffer view are ready. */
@@ -51,6 +53,12 @@ int mm_proto_send(MPIR_Request * sreq, int sync);
 /* A posted receive rreq matched the arrived message ureq (from the unexpected queue or a
  * matched probe); ureq is consumed. */
 int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq);
+/* Post a header-only control packet to vc. */
+int mm_proto_send_ctrl(struct mm_vc *vc, mm_pkt_kind_t kind, uint64_t sreq_id, uint64_t rreq_id);
+
+/* --- cancel of sends (mm_cancel.c) --- */
+int mm_cancel_handle_req(struct mm_vc *vc, const mm_pkt_t * pkt);
+int mm_cancel_handle_resp(struct mm_vc *vc, const mm_pkt_t * pkt);
 
 /* --- progress (mm_progress.c) --- */
 /* Requests the engine has completed so far: a blocking wait returns when this moves, even

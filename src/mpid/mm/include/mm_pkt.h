@@ -19,6 +19,8 @@ typedef enum mm_pkt_kind {
     MM_PKT_RTS,                 /* rendezvous request to send: envelope, no payload */
     MM_PKT_CTS,                 /* rendezvous clear to send: receiver matched, names its request */
     MM_PKT_DATA,                /* rendezvous payload for the receive named in rreq */
+    MM_PKT_CANCEL_REQ,          /* sender -> receiver: withdraw message number rreq if unmatched */
+    MM_PKT_CANCEL_RESP,         /* receiver -> sender: rreq = 1 withdrawn, 0 already matched */
     MM_PKT_KIND_LAST
 } mm_pkt_kind_t;
 
@@ -31,8 +33,10 @@ typedef enum mm_pkt_kind {
  *   rank        sender's rank in the communicator's group it sent from
  *   tag         MPI tag (may carry MPICH's error bits for collectives)
  *   data_sz     total payload bytes of the message (EAGER/RTS/DATA); 0 for acks
- *   sreq        sender's request id (mm_reqid): echoed in CTS and SYNC_ACK
- *   rreq        receiver's request id: set in CTS, echoed in DATA
+ *   sreq        sender's request id (mm_reqid): echoed in CTS, SYNC_ACK and CANCEL_RESP
+ *   rreq        receiver's request id: set in CTS, echoed in DATA. In EAGER, EAGER_SYNC and
+ *               RTS: the message's number on its VC (1, 2, ...), by which CANCEL_REQ names
+ *               it; in CANCEL_RESP: the answer
  * Request ids are looked up in a table (mm_reqid.c) and validated; they are never pointers.
  */
 typedef struct mm_pkt {

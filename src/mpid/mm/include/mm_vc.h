@@ -26,6 +26,7 @@ typedef struct mm_vc {
     int lpid;                   /* process id; for world processes, the world rank */
     mm_vc_state_t state;
     const struct mm_method *method;
+    uint64_t send_seq;          /* messages sent on this VC (mm_pkt_t.rreq of EAGER/RTS) */
     size_t eager_limit;         /* the method's eager_limit, or what its connect() set */
     int reported;               /* MPIR_CVAR_MM_REPORT_METHODS line printed */
     /* Read side: a method fills rhead with each envelope that arrives on this VC and

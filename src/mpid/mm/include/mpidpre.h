@@ -29,6 +29,11 @@ typedef enum mm_persist_op {
 #define MM_REQ_DATA_DONE   0x08 /* all payload of an unexpected message has arrived */
 #define MM_REQ_NEED_UNPACK 0x10 /* payload lands in tmpbuf and is unpacked at completion */
 #define MM_REQ_SYNC_ACKED  0x20 /* unexpected EAGER_SYNC whose ack was already sent */
+/* 0x40 is engine-private (mm_engine.h) */
+#define MM_REQ_AWAIT_ACK   0x80 /* send: a SYNC_ACK or CTS is still to come */
+#define MM_REQ_CANCEL_PENDING 0x100     /* send: a CANCEL_REQ is out, its answer to come */
+#define MM_REQ_CANCELLED   0x200        /* unexpected message withdrawn by its sender while
+                                         * its payload still arrives: drop it when it has */
 
 typedef struct MPIDI_MM_request {
     /* matching envelope: posted receives hold the pattern, unexpected ones what arrived */
@@ -46,6 +51,7 @@ typedef struct MPIDI_MM_request {
     struct mm_vc *vc;           /* peer the message came from / goes to */
     uint64_t id;                /* our mm_reqid while a peer may name this request */
     uint64_t peer_id;           /* the peer's request id (rendezvous / sync ack) */
+    uint64_t msg_seq;           /* the message's number on its VC (names it for cancel) */
     struct MPIR_Request *partner;       /* unexpected message <-> the receive that matched it */
     struct MPIR_Request *qnext; /* posted / unexpected queue link */
     mm_car_t head_car;

@@ -10,10 +10,11 @@
  *   CTS         sender posts DATA (envelope + payload) naming the receiver's request
  *   DATA        payload of a rendezvous, straight into the matched receive
  *   SYNC_ACK    the synchronous send may complete
+ *   CANCEL_REQ, CANCEL_RESP   withdrawing a send (mm_cancel.c)
  */
 #include "mpidimpl.h"
 
-static int send_ctrl(mm_vc_t * vc, mm_pkt_kind_t kind, uint64_t sreq_id, uint64_t rreq_id)
+int mm_proto_send_ctrl(mm_vc_t * vc, mm_pkt_kind_t kind, uint64_t sreq_id, uint64_t rreq_id)
 {
     int mpi_errno = MPI_SUCCESS;
     mm_car_t *car = mm_car_alloc();
@@ -62,9 +63,12 @@ int mm_proto_send(MPIR_Request * sreq, int sync)
     mm_car_t *head = &sreq->dev.head_car;
     size_t data_sz = sreq->dev.data_sz;
 
+    sreq->dev.msg_seq = ++vc->send_seq;
     if (data_sz <= vc->eager_limit) {
         head_car_prepare(head, sreq, vc, sync ? MM_PKT_EAGER_SYNC : MM_PKT_EAGER);
+        head->pkt.rreq = sreq->dev.msg_seq;
         if (sync) {
+            sreq->dev.flags |= MM_REQ_AWAIT_ACK;
             sreq->dev.id = mm_reqid_register(sreq);
             MPIR_ERR_CHKANDJUMP1(sreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
                                  "**nomem %s", "mm request id");
@@ -77,6 +81,8 @@ int mm_proto_send(MPIR_Request * sreq, int sync)
     } else {
         /* Rendezvous also gives Ssend its semantics: CTS means the receive matched. */
         head_car_prepare(head, sreq, vc, MM_PKT_RTS);
+        head->pkt.rreq = sreq->dev.msg_seq;
+        sreq->dev.flags |= MM_REQ_AWAIT_ACK;
         sreq->dev.id = mm_reqid_register(sreq);
         MPIR_ERR_CHKANDJUMP1(sreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
                              "**nomem %s", "mm request id");
@@ -133,7 +139,7 @@ static int send_cts(MPIR_Request * rreq)
     rreq->dev.id = mm_reqid_register(rreq);
     MPIR_ERR_CHKANDJUMP1(rreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "mm request id");
-    mpi_errno = send_ctrl(rreq->dev.vc, MM_PKT_CTS, rreq->dev.peer_id, rreq->dev.id);
+    mpi_errno = mm_proto_send_ctrl(rreq->dev.vc, MM_PKT_CTS, rreq->dev.peer_id, rreq->dev.id);
 
   fn_exit:
     return mpi_errno;
@@ -165,7 +171,7 @@ int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq)
     }
     if ((ureq->dev.flags & MM_REQ_SYNC) && !(ureq->dev.flags & MM_REQ_SYNC_ACKED)) {
         ureq->dev.flags |= MM_REQ_SYNC_ACKED;
-        mpi_errno = send_ctrl(ureq->dev.vc, MM_PKT_SYNC_ACK, ureq->dev.peer_id, 0);
+        mpi_errno = mm_proto_send_ctrl(ureq->dev.vc, MM_PKT_SYNC_ACK, ureq->dev.peer_id, 0);
         MPIR_ERR_CHECK(mpi_errno);
     }
     if (ureq->dev.flags & MM_REQ_DATA_DONE) {
@@ -201,6 +207,7 @@ static int unexp_create(mm_vc_t * vc, const mm_pkt_t * pkt, MPIR_Request ** ureq
     ureq->dev.data_sz = pkt->data_sz;
     ureq->dev.vc = vc;
     ureq->dev.peer_id = pkt->sreq;
+    ureq->dev.msg_seq = pkt->rreq;
     *ureq_out = ureq;
 
   fn_exit:
@@ -219,7 +226,7 @@ static int handle_eager(mm_vc_t * vc, const mm_pkt_t * pkt)
     if (rreq) {
         recv_set_envelope(rreq, vc, pkt->rank, pkt->tag, pkt->data_sz);
         if (sync) {
-            mpi_errno = send_ctrl(vc, MM_PKT_SYNC_ACK, pkt->sreq, 0);
+            mpi_errno = mm_proto_send_ctrl(vc, MM_PKT_SYNC_ACK, pkt->sreq, 0);
             MPIR_ERR_CHECK(mpi_errno);
         }
         if (pkt->data_sz > 0)
@@ -293,6 +300,17 @@ static int lookup_named(mm_vc_t * vc, const mm_pkt_t * pkt, uint64_t id, const c
     goto fn_exit;
 }
 
+/* The CTS or SYNC_ACK a send waited for is here. Its id goes back to the table, unless a
+ * cancel is in flight: the answer to that names the request too. */
+static void ack_arrived(MPIR_Request * sreq)
+{
+    sreq->dev.flags &= ~MM_REQ_AWAIT_ACK;
+    if (!(sreq->dev.flags & MM_REQ_CANCEL_PENDING)) {
+        mm_reqid_release(sreq->dev.id);
+        sreq->dev.id = 0;
+    }
+}
+
 static int handle_cts(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -301,8 +319,7 @@ static int handle_cts(mm_vc_t * vc, const mm_pkt_t * pkt)
 
     mpi_errno = lookup_named(vc, pkt, pkt->sreq, "CTS", &sreq);
     MPIR_ERR_CHECK(mpi_errno);
-    mm_reqid_release(sreq->dev.id);
-    sreq->dev.id = 0;
+    ack_arrived(sreq);
 
     head = mm_car_alloc();
     MPIR_ERR_CHKANDJUMP1(head == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
@@ -347,8 +364,7 @@ static int handle_sync_ack(mm_vc_t * vc, const mm_pkt_t * pkt)
 
     mpi_errno = lookup_named(vc, pkt, pkt->sreq, "SYNC_ACK", &sreq);
     MPIR_ERR_CHECK(mpi_errno);
-    mm_reqid_release(sreq->dev.id);
-    sreq->dev.id = 0;
+    ack_arrived(sreq);
     mpi_errno = mm_request_cc_done(sreq);
 
   fn_exit:
@@ -382,6 +398,12 @@ static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
         case MM_PKT_SYNC_ACK:
             mpi_errno = handle_sync_ack(vc, pkt);
             break;
+        case MM_PKT_CANCEL_REQ:
+            mpi_errno = mm_cancel_handle_req(vc, pkt);
+            break;
+        case MM_PKT_CANCEL_RESP:
+            mpi_errno = mm_cancel_handle_resp(vc, pkt);
+            break;
         case MM_PKT_KIND_LAST:
             MPIR_Assert(0);
             break;
@@ -400,6 +422,11 @@ static int unexp_data_done(MPIR_Request * ureq)
     MPIR_Request *rreq = ureq->dev.partner;
 
     ureq->dev.flags |= MM_REQ_DATA_DONE;
+    if (ureq->dev.flags & MM_REQ_CANCELLED) {
+        /* Its sender withdrew it while the payload was still on the way. */
+        MPIR_Request_free(ureq);
+        return MPI_SUCCESS;
+    }
     if (rreq == NULL)
         return MPI_SUCCESS;
     rreq->dev.tmpbuf = ureq->dev.tmpbuf;

@@ -109,3 +109,16 @@ int mm_recvq_remove_unexp(MPIR_Request * ureq)
 {
     return recvq_remove(&unexp_q, ureq);
 }
+
+MPIR_Request *mm_recvq_take_unexp_seq(mm_vc_t * vc, uint64_t seq)
+{
+    MPIR_Request *prev = NULL;
+
+    for (MPIR_Request * u = unexp_q.head; u; prev = u, u = u->dev.qnext) {
+        if (u->dev.vc == vc && u->dev.msg_seq == seq) {
+            recvq_unlink(&unexp_q, prev, u);
+            return u;
+        }
+    }
+    return NULL;
+}

@@ -41,6 +41,8 @@ static int pkt_valid(mm_vc_t * vc, const mm_pkt_t * pkt)
             return 1;
         case MM_PKT_SYNC_ACK:
         case MM_PKT_CTS:
+        case MM_PKT_CANCEL_REQ:
+        case MM_PKT_CANCEL_RESP:
         case TCP_PKT_BYE:
             return pkt->data_sz == 0;
         default:
