@@ -49,6 +49,8 @@ mpi_core_sources +=                             \
     src/mpid/mm/methods/mm_methods.c            \
     src/mpid/mm/methods/self/self_method.c      \
     src/mpid/mm/methods/shm/shm_init.c          \
+    src/mpid/mm/methods/shm/shm_cma.c           \
+    src/mpid/mm/methods/shm/shm_fbox.c          \
     src/mpid/mm/methods/shm/shm_queue.c         \
     src/mpid/mm/methods/shm/shm_send.c          \
     src/mpid/mm/methods/shm/shm_progress.c      \

@@ -10,6 +10,7 @@
  */
 #include "mpidimpl.h"
 #include <sched.h>
+#include <unistd.h>
 
 unsigned long mm_completions;
 static unsigned spin_limit;
@@ -17,7 +18,12 @@ static unsigned spin_limit;
 #define MM_SPIN_DEDICATED 200
 #define MM_SPIN_OVERSUBSCRIBED 10
 
-/* Oversubscribed when this node runs more processes of the job than we have cores. */
+/* Oversubscribed when this node runs more processes of the job than it has cores for
+ * them. The cores are those this process may run on, unless the launcher pinned it to a
+ * single one (mpiexec -bind-to core): then its peers are pinned elsewhere and the node's
+ * online cores are what the job shares. (Counting the pinned process's one core made
+ * every bound job look oversubscribed and yield after 10 polls: 1.1 us instead of
+ * 0.53 us for an 8-byte ping-pong.) */
 void mm_progress_init(void)
 {
     cpu_set_t set;
@@ -25,6 +31,11 @@ void mm_progress_init(void)
 
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
         cores = CPU_COUNT(&set);
+    if (cores == 1) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        if (online > 1)
+            cores = (int) online;
+    }
     if (MPIR_CVAR_MM_SPIN_COUNT >= 0)
         spin_limit = (unsigned) MPIR_CVAR_MM_SPIN_COUNT;
     else if (MPIR_Process.local_size > cores)

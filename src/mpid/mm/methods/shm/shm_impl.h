@@ -5,12 +5,20 @@
  * local process, possibly at different addresses: everything inside it is named by
  * index, never by pointer.
  *
- *   [shm_seg_t header][shm_rank_t x nlocal][cells: nlocal x ncells]
+ *   [shm_seg_t][shm_rank_t x nlocal][shm_pair_t x nlocal^2][shm_fbox_t x nlocal^2]
+ *   [cells: nlocal x ncells]
  *
  * Each local process owns ncells cells. A sender takes a free cell of its own, fills it
  * and enqueues it on the receiver's recvq; the receiver copies the bytes out and returns
  * the cell to the owner's freeq. Both queues are multi-producer / single-consumer
  * (shm_queue.c), so no locks are ever taken and a cell is touched by one process at a time.
+ *
+ * Small messages skip the queues when they can: each ordered pair has a fast box
+ * (shm_fbox.c), and messages carry numbers so the two paths deliver in order.
+ *
+ * Besides the cells, the segment holds one shm_pair_t per ordered pair of local processes:
+ * counters by which a receiver tells a sender that it has finished reading a payload
+ * straight out of the sender's memory (shm_cma.c).
  *
  * Framing: the bytes a sender writes to one receiver form an ordered stream
  * [mm_pkt_t][payload][mm_pkt_t][payload]... A cell that starts a message has
@@ -22,6 +30,7 @@
 #define SHM_IMPL_H_INCLUDED
 
 #include <stdatomic.h>
+#include <sys/types.h>
 
 #define SHM_NIL (-1)
 #define SHM_SEG_MAGIC 0x6d6d7368u      /* "mmsh" */
@@ -44,13 +53,61 @@ typedef struct shm_rank {
 } shm_rank_t;
 
 #define SHM_CELL_ENVELOPE 0x1   /* the cell starts with an mm_pkt_t */
+#define SHM_CELL_CMA 0x2        /* ...followed by a shm_cma_desc_t: read the payload with CMA */
+
+/* A fast box: a ring of SHM_FBOX_SLOTS message slots from one sender to one receiver
+ * (shm_fbox.c). A slot is full when its stamp is its ring position + 1; the receiver
+ * publishes how many it has consumed in its own cache line, which the sender reads only
+ * when its local count says the ring may be full. The slot header and the first 52 bytes
+ * of data share a cache line: an envelope with up to 12 bytes of payload is one line. */
+#define SHM_FBOX_MAX_LOCAL 64    /* boxes take nlocal^2 x 8 KiB: beyond this, queues only */
+#define SHM_FBOX_SLOTS 8
+#define SHM_FBOX_SLOT_BYTES 1024
+#define SHM_FBOX_DATA (SHM_FBOX_SLOT_BYTES - 3 * sizeof(uint32_t))     /* envelope + payload */
+typedef struct shm_fslot {
+    _Atomic uint32_t stamp;     /* ring position + 1 once written */
+    uint32_t seq;               /* the message's number from sender to receiver */
+    uint32_t len;               /* bytes in data[] */
+    char data[SHM_FBOX_DATA];
+} shm_fslot_t;
+
+typedef struct shm_fbox {
+    shm_fslot_t slot[SHM_FBOX_SLOTS];
+    _Atomic uint32_t consumed;  /* written by the receiver: slots it has emptied */
+    char pad[SHM_CACHELINE - sizeof(uint32_t)];
+} shm_fbox_t;
+
+/* Written by the receiver, read by the sender (shm_cma.c). */
+typedef struct shm_pair {
+    _Atomic uint32_t done;      /* CMA payloads read so far */
+    _Atomic uint32_t failed;    /* CMA probes the kernel refused */
+} shm_pair_t;
+
+typedef struct shm_cma_seg {
+    uint64_t base;              /* address in the sender's address space */
+    uint64_t len;
+} shm_cma_seg_t;
+
+typedef struct shm_cma_desc {
+    int32_t pid;                /* the sender */
+    uint32_t nseg;
+    uint64_t len;               /* sum of seg[].len == the DATA packet's data_sz */
+    shm_cma_seg_t seg[];
+} shm_cma_desc_t;
+
+typedef enum shm_cma_state {
+    SHM_CMA_PROBING,            /* not tried yet, or the first try is in flight */
+    SHM_CMA_ON,                 /* worked once: pipelined from now on */
+    SHM_CMA_OFF                 /* refused by the kernel (or disabled): payloads go by cells */
+} shm_cma_state_t;
 
 typedef struct shm_cell {
     _Atomic int32_t next;       /* queue link (cell index) */
     int32_t src;                /* sender's local rank */
     uint32_t len;               /* bytes used in data[] */
     uint32_t flags;             /* SHM_CELL_* */
-    char pad[SHM_CACHELINE - 4 * sizeof(int32_t)];
+    uint32_t seq;               /* envelope cells: the message's number from src to us */
+    char pad[SHM_CACHELINE - 5 * sizeof(int32_t)];
     char data[];                /* cell_size bytes */
 } shm_cell_t;
 
@@ -61,14 +118,21 @@ typedef struct shm_seg {
     int32_t cell_size;          /* payload bytes per cell */
 } shm_seg_t;
 
-/* Per-VC state, kept in vc->priv. */
+/* Per-VC state, kept in vc->priv (64 bytes: pointers first, flags packed last). */
 typedef struct shm_vc {
-    int local_rank;             /* the peer's local rank */
     mm_car_t *wq_head;          /* chains waiting to be written, FIFO; head is in progress */
     mm_car_t *wq_tail;
-    int hdr_sent;               /* the envelope of wq_head is out */
-    int on_active_list;
     struct mm_vc *active_next;  /* VCs with queued writes */
+    mm_car_t *cma_head;         /* sender: chains whose payload the receiver is reading, FIFO */
+    mm_car_t *cma_tail;
+    int32_t local_rank;         /* the peer's local rank */
+    uint32_t cma_done_seen;     /* sender: the pair's counters as last seen */
+    uint32_t cma_failed_seen;
+    uint8_t hdr_sent;           /* the envelope of wq_head is out */
+    uint8_t on_active_list;
+    uint8_t cma_state;          /* sender: shm_cma_state_t */
+    uint8_t cma_rx_ok;          /* receiver: a CMA read from this peer has worked */
+    uint8_t cma_rx_off;         /* receiver: the kernel refused one */
 } shm_vc_t;
 
 static inline shm_vc_t *shm_vc(mm_vc_t * vc)
@@ -85,6 +149,16 @@ typedef struct shm_state {
     char *cells;
     size_t cell_stride;
     int my_local;
+    shm_pair_t *pairs;          /* [sender * nlocal + receiver] */
+    shm_fbox_t *fboxes;         /* [sender * nlocal + receiver]; NULL: no fast boxes */
+    uint32_t *tx_seq;           /* by local rank: number of our next message to it */
+    uint32_t *rx_seq;           /* by local rank: number of its next message to us */
+    uint32_t *tx_pos;           /* by local rank: our next slot position in its box */
+    uint32_t *tx_consumed;      /* by local rank: its box's consumed count, as last read */
+    uint32_t *rx_pos;           /* by local rank: our next slot position in its box to us */
+    int nlocal;
+    pid_t pid;
+    int cma_enabled;            /* MPIR_CVAR_MM_SHM_CMA */
     mm_vc_t **peer_vc;          /* by local rank: VC of an arriving cell's sender */
     mm_vc_t *active_head;       /* VCs with queued writes */
 } shm_state_t;
@@ -96,6 +170,16 @@ static inline shm_cell_t *shm_cell(int32_t idx)
     return (shm_cell_t *) (shm_state.cells + (size_t) idx * shm_state.cell_stride);
 }
 
+static inline shm_pair_t *shm_pair(int sender, int receiver)
+{
+    return &shm_state.pairs[sender * shm_state.nlocal + receiver];
+}
+
+static inline shm_fbox_t *shm_fbox(int sender, int receiver)
+{
+    return &shm_state.fboxes[sender * shm_state.nlocal + receiver];
+}
+
 void shm_queue_init(shm_queue_t * q);
 void shm_queue_push(shm_queue_t * q, int32_t idx);
 int32_t shm_queue_pop(shm_queue_t * q);
@@ -104,5 +188,19 @@ int shm_write_progress(int *made_progress);
 int shm_read_progress(int *made_progress);
 int shm_post_write(mm_car_t * head);
 int shm_post_read(mm_car_t * car);
+/* The VC of local rank src, bound on first use. */
+int shm_peer_vc(int src, mm_vc_t ** vc_out);
+
+/* shm_fbox.c */
+int shm_fbox_fits(const mm_car_t * head);
+int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent);
+int shm_fbox_recv(int src, int *delivered);
+int shm_fbox_poll(int *made_progress);
+
+/* shm_cma.c */
+int shm_cma_usable(mm_vc_t * vc, const mm_car_t * head);
+void shm_cma_fill(shm_cell_t * cell, const mm_car_t * head);
+int shm_cma_reap(mm_vc_t * vc, int *made_progress);
+int shm_cma_read(mm_vc_t * vc, int src, const shm_cell_t * cell);
 
 #endif /* SHM_IMPL_H_INCLUDED */

@@ -16,20 +16,45 @@ int shm_post_read(mm_car_t * car)
     return MPI_SUCCESS;
 }
 
-static int cell_deliver(shm_cell_t * cell)
+int shm_peer_vc(int src, mm_vc_t ** vc_out)
 {
     int mpi_errno = MPI_SUCCESS;
-    mm_vc_t *vc = shm_state.peer_vc[cell->src];
-    size_t off = 0;
+    mm_vc_t *vc = shm_state.peer_vc[src];
 
     if (vc == NULL) {
         /* First message from this peer: bind its VC (selection is symmetric, so the peer
          * that wrote to us through shm is bound to shm here too). */
-        mpi_errno = mm_vc_get(MPIR_Process.node_local_map[cell->src], &vc);
+        mpi_errno = mm_vc_get(MPIR_Process.node_local_map[src], &vc);
         MPIR_ERR_CHECK(mpi_errno);
         MPIR_Assert(vc->method == &mm_shm_method);
     }
+    *vc_out = vc;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+static int cell_deliver(shm_cell_t * cell)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_vc_t *vc;
+    size_t off = 0;
+
+    mpi_errno = shm_peer_vc(cell->src, &vc);
+    MPIR_ERR_CHECK(mpi_errno);
     if (cell->flags & SHM_CELL_ENVELOPE) {
+        /* Messages before this one went by the fast box (the ring was free then, and
+         * full for this one): they are all there now, in order. */
+        while (cell->seq != shm_state.rx_seq[cell->src]) {
+            int delivered;
+            mpi_errno = shm_fbox_recv(cell->src, &delivered);
+            MPIR_ERR_CHECK(mpi_errno);
+            MPIR_ERR_CHKANDJUMP3(!delivered, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
+                                 "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
+        }
+        shm_state.rx_seq[cell->src]++;
         MPIR_ERR_CHKANDJUMP3(vc->rdata != NULL || cell->len < sizeof(mm_pkt_t), mpi_errno,
                              MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
                              -1, -1);
@@ -37,6 +62,11 @@ static int cell_deliver(shm_cell_t * cell)
         off = sizeof(mm_pkt_t);
         mpi_errno = mm_cq_complete(&vc->rhead);
         MPIR_ERR_CHECK(mpi_errno);
+        if (cell->flags & SHM_CELL_CMA) {
+            /* The payload stays in the sender's memory; read it from there. */
+            mpi_errno = shm_cma_read(vc, cell->src, cell);
+            goto fn_exit;
+        }
     }
     if (off < cell->len) {
         mm_car_t *rdata = vc->rdata;
@@ -64,6 +94,8 @@ int shm_read_progress(int *made_progress)
     int mpi_errno = MPI_SUCCESS;
     shm_queue_t *q = &shm_state.ranks[shm_state.my_local].recvq;
 
+    mpi_errno = shm_fbox_poll(made_progress);
+    MPIR_ERR_CHECK(mpi_errno);
     for (int n = 0; n < SHM_READ_BATCH; n++) {
         int32_t idx = shm_queue_pop(q);
         shm_cell_t *cell;

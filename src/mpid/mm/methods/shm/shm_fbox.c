@@ -1,0 +1,156 @@
+/*
+ * shm method, fast boxes: one ring of message slots per ordered pair of local processes,
+ * for the smallest messages (envelope + payload up to SHM_FBOX_DATA bytes, which covers
+ * every control packet).
+ *
+ * Why: a message through the cell queues costs a pop from the sender's free queue, a push
+ * onto the receiver's queue, a pop there and a push back, each an atomic operation on a
+ * cache line the other process also writes. A slot costs the sender its stores and the
+ * receiver one load of the line they went to: for a message of up to 12 bytes, one cache
+ * line changes hands. The receiver's consumed count lives on a line of its own that the
+ * sender reads only when it has filled every slot it knows to be free. The sender uses
+ * the box only when nothing of that VC waits in its own queue, and never blocks on it: a
+ * full ring just means the queue is used.
+ *
+ * ORDER. Boxes and queues are two paths between the same pair, so every message from s to
+ * r carries its number (tx_seq[r] at s; a slot's seq, an envelope cell's seq) and r
+ * delivers in number order (rx_seq[s]): a slot whose number is not the next one waits
+ * behind the cells still queued, and an envelope cell that finds a gap knows the missing
+ * message is in the box (the sender filled the slot before it queued the cell, and the
+ * cell's release publishes that). A slot also waits while the previous message's payload
+ * is still arriving through cells.
+ */
+#include "mpidimpl.h"
+#include "shm_impl.h"
+
+int shm_fbox_fits(const mm_car_t * head)
+{
+    if (shm_state.fboxes == NULL)
+        return 0;
+    return head->next == NULL ||
+        mm_buf_remaining(&head->next->buf) <= SHM_FBOX_DATA - sizeof(mm_pkt_t);
+}
+
+/* Sender: put head's message in the box to vc's peer if a slot is free. On success the
+ * message is out and its CARs are complete. */
+int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int r = shm_vc(vc)->local_rank;
+    shm_fbox_t *fb = shm_fbox(shm_state.my_local, r);
+    uint32_t pos = shm_state.tx_pos[r];
+    shm_fslot_t *slot = &fb->slot[pos % SHM_FBOX_SLOTS];
+    mm_car_t *data = head->next;
+    size_t len = sizeof(mm_pkt_t);
+
+    *sent = 0;
+    if (pos - shm_state.tx_consumed[r] >= SHM_FBOX_SLOTS) {
+        shm_state.tx_consumed[r] = atomic_load_explicit(&fb->consumed, memory_order_acquire);
+        if (pos - shm_state.tx_consumed[r] >= SHM_FBOX_SLOTS)
+            return MPI_SUCCESS;
+    }
+    memcpy(slot->data, &head->pkt, sizeof(mm_pkt_t));
+    if (data)
+        len += mm_buf_copy(&data->buf, slot->data + sizeof(mm_pkt_t), SHM_FBOX_DATA - len, 0);
+    slot->len = (uint32_t) len;
+    slot->seq = shm_state.tx_seq[r]++;
+    atomic_store_explicit(&slot->stamp, pos + 1, memory_order_release);
+    shm_state.tx_pos[r] = pos + 1;
+    *sent = 1;
+
+    mpi_errno = mm_cq_complete(head);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (data) {
+        mpi_errno = mm_cq_complete(data);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* The slot at pos is read: the sender may fill it again. */
+static void slot_release(shm_fbox_t * fb, int src, uint32_t pos)
+{
+    shm_state.rx_pos[src] = pos + 1;
+    atomic_store_explicit(&fb->consumed, pos + 1, memory_order_release);
+}
+
+/* Receiver: deliver the next slot from src if it holds the next message and nothing of
+ * the previous one is still to come. *delivered says whether it did. */
+int shm_fbox_recv(int src, int *delivered)
+{
+    int mpi_errno = MPI_SUCCESS;
+    shm_fbox_t *fb;
+    uint32_t pos = shm_state.rx_pos[src];
+    shm_fslot_t *slot;
+    mm_vc_t *vc;
+    size_t n;
+
+    *delivered = 0;
+    if (shm_state.fboxes == NULL)
+        return MPI_SUCCESS;
+    fb = shm_fbox(src, shm_state.my_local);
+    slot = &fb->slot[pos % SHM_FBOX_SLOTS];
+    if (atomic_load_explicit(&slot->stamp, memory_order_acquire) != pos + 1 ||
+        slot->seq != shm_state.rx_seq[src])
+        return MPI_SUCCESS;
+    mpi_errno = shm_peer_vc(src, &vc);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (vc->rdata)
+        goto fn_exit;   /* the previous message's payload is still in the queue */
+    MPIR_ERR_CHKANDJUMP3(slot->len < sizeof(mm_pkt_t) || slot->len > SHM_FBOX_DATA, mpi_errno,
+                         MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, -1,
+                         -1);
+    shm_state.rx_seq[src]++;
+    memcpy(&vc->rhead.pkt, slot->data, sizeof(mm_pkt_t));
+    n = slot->len - sizeof(mm_pkt_t);
+    mpi_errno = mm_cq_complete(&vc->rhead);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (n > 0) {
+        mm_car_t *rdata = vc->rdata;
+
+        MPIR_ERR_CHKANDJUMP3(rdata == NULL || mm_buf_remaining(&rdata->buf) != n, mpi_errno,
+                             MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
+                             vc->rhead.pkt.version, vc->rhead.pkt.kind);
+        mm_buf_copy(&rdata->buf, slot->data + sizeof(mm_pkt_t), n, 1);
+        vc->rdata = NULL;
+        slot_release(fb, src, pos);
+        *delivered = 1;
+        return mm_cq_complete(rdata);
+    }
+    /* A payload the envelope announced must have come with it. */
+    MPIR_ERR_CHKANDJUMP3(vc->rdata != NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
+                         "**mm|badpkt %d %d %d", vc->lpid, vc->rhead.pkt.version,
+                         vc->rhead.pkt.kind);
+    slot_release(fb, src, pos);
+    *delivered = 1;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Receiver: every peer's box once. */
+int shm_fbox_poll(int *made_progress)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    if (shm_state.fboxes == NULL)
+        return MPI_SUCCESS;
+    for (int src = 0; src < shm_state.nlocal; src++) {
+        int delivered;
+
+        if (src == shm_state.my_local)
+            continue;
+        mpi_errno = shm_fbox_recv(src, &delivered);
+        if (mpi_errno)
+            break;
+        if (delivered)
+            *made_progress = 1;
+    }
+    return mpi_errno;
+}
