@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""maint/bench.py: run test/perf/mmbench.c on mm, Debian's MPICH and Debian's Open MPI,
+interleaved, and write a table of medians with mm/peer ratios and a plot.
+
+Called by `maint/mm bench` (which builds mm and installs the Debian packages first):
+
+    maint/bench.py --mm-prefix DIR --out DIR [--reps N] [--rounds N] [--quick]
+
+Every (test, process count) runs REPS times per MPI, in the order mm, mpich, openmpi, mm,
+mpich, ... so that whatever else the machine does hits all three alike. Each run prints,
+per point, the median of ROUNDS timed rounds (after warm-up); the figure reported for a
+point is the median of its REPS run medians, and the spread column is the range of those
+run medians. All three MPIs get the same placement: bound to cores while there are as many
+cores as processes, unbound (oversubscribed) beyond.
+
+Outputs in --out: raw/ (every run's output), results.tsv (every point), table.md (the
+summary the README carries), bench.png (latency and bandwidth against message size).
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(REPO, "test", "perf", "mmbench.c")
+
+# (test, processes, extra arguments); sizes are swept by mmbench itself.
+TESTS = [
+    ("latency", 2, ["-min", "0", "-max", str(4 << 20)]),
+    ("bw", 2, ["-min", "1", "-max", str(4 << 20)]),
+    ("bibw", 2, ["-min", "1", "-max", str(4 << 20)]),
+    ("msgrate", 2, []),
+    ("put", 2, ["-min", "8", "-max", str(1 << 20)]),
+    ("get", 2, ["-min", "8", "-max", str(1 << 20)]),
+    ("fop", 2, []),
+    ("cas", 2, []),
+    ("rmw", 2, []),
+    ("allreduce", 2, []),
+    ("allreduce", 4, []),
+    ("allreduce", 8, []),
+]
+QUICK_TESTS = [t for t in TESTS if t[0] in ("latency", "bw", "fop", "allreduce")]
+
+# Sizes that go into table.md (results.tsv has all of them).
+TABLE_SIZES = {0, 8, 64, 1024, 8192, 65536, 262144, 1 << 20, 4 << 20}
+HIGHER_IS_BETTER = {"bw", "bibw", "msgrate"}
+UNITS = {"latency": "us", "bw": "MB/s", "bibw": "MB/s", "msgrate": "msg/s", "put": "us",
+         "get": "us", "fop": "us", "cas": "us", "rmw": "us", "allreduce": "us"}
+
+
+def log(msg):
+    print("[bench %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def impls(mm_prefix):
+    ncores = os.cpu_count() or 1
+
+    def hydra(mpiexec):
+        def cmd(np):
+            return [mpiexec, "-n", str(np), "-bind-to", "core" if np <= ncores else "none"]
+        return cmd
+
+    def ompi(np):
+        return ["mpiexec.openmpi", "--allow-run-as-root", "--oversubscribe", "-n", str(np),
+                "--bind-to", "core" if np <= ncores else "none"]
+
+    return [
+        ("mm", os.path.join(mm_prefix, "bin", "mpicc"),
+         hydra(os.path.join(mm_prefix, "bin", "mpiexec")), {}),
+        ("mpich", "mpicc.mpich", hydra("mpiexec.mpich"), {}),
+        # Containers often forbid the ptrace-style access CMA needs; let vader fall back.
+        ("openmpi", "mpicc.openmpi", ompi, {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+         if os.environ.get("MM_BENCH_OMPI_NO_CMA") else {}),
+    ]
+
+
+def build(out, mpis):
+    bins = {}
+    for name, cc, _, _ in mpis:
+        exe = os.path.join(out, "mmbench." + name)
+        subprocess.run([cc, "-O2", "-o", exe, SRC], check=True)
+        bins[name] = exe
+    return bins
+
+
+def run_one(out, name, launcher, env_extra, exe, test, np, args, rounds, rep):
+    cmd = launcher(np) + [exe, test] + args + ["-rounds", str(rounds)]
+    env = dict(os.environ, **env_extra)
+    raw = os.path.join(out, "raw", "%s.%s.%d.%d.txt" % (name, test, np, rep))
+    t0 = time.time()
+    p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=600)
+    with open(raw, "w") as f:
+        f.write("$ %s\n%s" % (" ".join(cmd), p.stdout))
+    points = []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) >= 6 and f[0] == test:
+            try:
+                points.append((f[1], int(f[2]), float(f[3])))
+            except ValueError:
+                pass
+    if p.returncode != 0:
+        log("%s %s -n %d exited %d (see %s)" % (name, test, np, p.returncode, raw))
+    return points, time.time() - t0
+
+
+def fmt(v):
+    if v != v:      # nan
+        return "n/a"
+    if v >= 1e5:
+        return "%.3g" % v
+    if v >= 100:
+        return "%.0f" % v
+    if v >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def ratio(test, mm, peer):
+    if mm != mm or peer != peer or peer == 0:
+        return "n/a"
+    return "%.2f" % (mm / peer)
+
+
+def size_label(b):
+    if b >= 1 << 20 and b % (1 << 20) == 0:
+        return "%dM" % (b >> 20)
+    if b >= 1024 and b % 1024 == 0:
+        return "%dK" % (b >> 10)
+    return str(b)
+
+
+def plot(out, res, names):
+    gp = shutil.which("gnuplot")
+    if gp is None:
+        log("gnuplot not found: no plot")
+        return
+    for test in ("latency", "bw"):
+        with open(os.path.join(out, "plot_%s.dat" % test), "w") as f:
+            sizes = sorted({k[3] for k in res if k[0] == test and k[2] == 2})
+            for s in sizes:
+                vals = [res.get((test, "-", 2, s), {}).get(n, float("nan")) for n in names]
+                f.write("%d %s\n" % (max(s, 1), " ".join("%g" % v for v in vals)))
+    script = """
+set terminal pngcairo size 1400,560 font ",11"
+set output '{out}/bench.png'
+set multiplot layout 1,2 title "mmbench, 2 processes on one node ({date})"
+set logscale xy
+set grid
+set key top left
+set xlabel "message size (bytes; 0 plotted at 1)"
+set ylabel "one-way latency (us)"
+set title "ping-pong latency (lower is better)"
+plot {lat}
+set key bottom right
+set ylabel "MB/s"
+set title "bandwidth, window of 64 (higher is better)"
+plot {bw}
+unset multiplot
+""".format(out=out, date=time.strftime("%Y-%m-%d"),
+           lat=", ".join("'%s/plot_latency.dat' u 1:%d w lp t '%s'" % (out, i + 2, n)
+                         for i, n in enumerate(names)),
+           bw=", ".join("'%s/plot_bw.dat' u 1:%d w lp t '%s'" % (out, i + 2, n)
+                        for i, n in enumerate(names)))
+    p = subprocess.run([gp], input=script, text=True, capture_output=True)
+    if p.returncode != 0:
+        log("gnuplot failed: " + p.stderr.strip())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mm-prefix", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=11)
+    ap.add_argument("--quick", action="store_true", help="a subset, for trying things out")
+    a = ap.parse_args()
+
+    out = os.path.abspath(a.out)
+    shutil.rmtree(os.path.join(out, "raw"), ignore_errors=True)
+    os.makedirs(os.path.join(out, "raw"), exist_ok=True)
+    mpis = impls(os.path.abspath(a.mm_prefix))
+    names = [m[0] for m in mpis]
+    bins = build(out, mpis)
+    tests = QUICK_TESTS if a.quick else TESTS
+
+    runs = {}       # (test, variant, np, size) -> name -> [run medians]
+    start = time.time()
+    for test, np, args in tests:
+        for rep in range(a.reps):
+            for name, _, launcher, env_extra in mpis:
+                points, secs = run_one(out, name, launcher, env_extra, bins[name], test, np,
+                                       args, a.rounds, rep)
+                for variant, size, med in points:
+                    runs.setdefault((test, variant, np, size), {}).setdefault(name, []).append(med)
+        log("%s -n %d done (%.0f s so far)" % (test, np, time.time() - start))
+
+    res = {k: {n: statistics.median(v) for n, v in d.items()} for k, d in runs.items()}
+    with open(os.path.join(out, "results.tsv"), "w") as f:
+        f.write("test\tvariant\tnp\tsize\tmpi\tmedian\tmin_run\tmax_run\truns\n")
+        for k in sorted(runs):
+            for n in names:
+                v = runs[k].get(n)
+                if v:
+                    f.write("%s\t%s\t%d\t%d\t%s\t%g\t%g\t%g\t%d\n" % (k + (n, statistics.median(v),
+                                                                    min(v), max(v), len(v))))
+
+    lines = ["| test | variant | np | size | unit | " + " | ".join(names) +
+             " | mm/mpich | mm/openmpi |",
+             "|---|---|---|---|---|" + "---|" * len(names) + "---|---|"]
+    for k in sorted(res, key=lambda k: ([t[0] for t in TESTS].index(k[0]), k[2], k[1], k[3])):
+        test, variant, np, size = k
+        if test in ("latency", "bw", "bibw", "put", "get") and size not in TABLE_SIZES:
+            continue
+        r = res[k]
+        nan = float("nan")
+        lines.append("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
+            test, variant, np, size_label(size), UNITS.get(test, ""),
+            " | ".join(fmt(r.get(n, nan)) for n in names),
+            ratio(test, r.get("mm", nan), r.get("mpich", nan)),
+            ratio(test, r.get("mm", nan), r.get("openmpi", nan))))
+    note = ("Ratios are mm/peer: below 1 is better for times (us), above 1 for rates "
+            "(MB/s, msg/s). Median of %d interleaved runs per MPI, each the median of %d "
+            "rounds; %s; %d s in all." % (a.reps, a.rounds, time.strftime("%Y-%m-%d %H:%M"),
+                                        time.time() - start))
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("\n".join(lines) + "\n\n" + note + "\n")
+    print("\n".join(lines))
+    print("\n" + note)
+
+    # The issue's targets, stated from the figures just measured.
+    def get(test, variant, np, size, n):
+        return res.get((test, variant, np, size), {}).get(n, float("nan"))
+
+    def best_peer(test, variant, size, higher):
+        v = [get(test, variant, 2, size, n) for n in names if n != "mm"]
+        v = [x for x in v if x == x]
+        if not v:
+            return float("nan")
+        return max(v) if higher else min(v)
+
+    print("\nTargets (2 processes, one node):")
+    lat, bl = get("latency", "-", 2, 8, "mm"), best_peer("latency", "-", 8, False)
+    print("  8 B latency: mm %s us, best peer %s us: %s" % (
+        fmt(lat), fmt(bl), "met" if lat <= bl else "NOT met"))
+    for s in (1 << 20, 4 << 20):
+        b, bp = get("bw", "-", 2, s, "mm"), best_peer("bw", "-", s, True)
+        print("  bandwidth %s: mm %s MB/s, best peer %s MB/s, ratio %s (target >= 1.2): %s" % (
+            size_label(s), fmt(b), fmt(bp), ratio("bw", b, bp),
+            "met" if b == b and bp == bp and b >= 1.2 * bp else "NOT met"))
+    rmw = get("rmw", "implicit+nocheck", 2, 8, "mm")
+    fops = [get("fop", "lock", 2, 8, n) for n in names if n != "mm"]
+    fops = [x for x in fops if x == x]
+    if rmw == rmw and fops:
+        print("  MPI_Rmw(INC) implicit+nocheck %s us vs lock+fop+unlock best peer %s us: "
+              "%.1fx (target >= 5x)" % (fmt(rmw), fmt(min(fops)), min(fops) / rmw))
+    else:
+        print("  MPI_Rmw: not measured (mm has no RMA yet)")
+    plot(out, res, names)
+    log("wrote %s/table.md, results.tsv, bench.png" % out)
+
+
+if __name__ == "__main__":
+    main()
