@@ -4,9 +4,28 @@
  */
 #include "mpidimpl.h"
 
+/* The two embedded CARs are most of the request's device part (8 of its ~9 cache lines),
+ * and whoever uses one sets its kind, direction, owner, VC, envelope or buffer: clearing
+ * them whole for every request cost a tenth of a small message's latency. Only their
+ * links and flags must start out zero. */
+static inline void car_reset(mm_car_t * car)
+{
+    car->flags = 0;
+    car->req = NULL;
+    car->vc = NULL;
+    car->next = NULL;
+    car->qnext = NULL;
+}
+
 void MPID_Request_create_hook(MPIR_Request * req)
 {
-    memset(&req->dev, 0, sizeof(req->dev));
+    memset(&req->dev, 0, offsetof(MPIDI_MM_request_t, head_car));
+    car_reset(&req->dev.head_car);
+    car_reset(&req->dev.data_car);
+    req->dev.persist_op = MM_PERSIST_SEND;
+    req->dev.persist_rank = 0;
+    req->dev.persist_tag = 0;
+    req->dev.persist_ctx_offset = 0;
     req->dev.datatype = MPI_DATATYPE_NULL;
 }
 
