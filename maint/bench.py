@@ -212,8 +212,12 @@ def main():
     lines = ["| test | variant | np | size | unit | " + " | ".join(names) +
              " | mm/mpich | mm/openmpi |",
              "|---|---|---|---|---|" + "---|" * len(names) + "---|---|"]
+    unavailable = sorted({(k[0], n) for k, d in runs.items() if k[1] == "unavailable"
+                          for n in d})
     for k in sorted(res, key=lambda k: ([t[0] for t in TESTS].index(k[0]), k[2], k[1], k[3])):
         test, variant, np, size = k
+        if variant == "unavailable":
+            continue    # said once, in the note below
         if test in ("latency", "bw", "bibw", "put", "get") and size not in TABLE_SIZES:
             continue
         r = res[k]
@@ -227,6 +231,15 @@ def main():
             "(MB/s, msg/s). Median of %d interleaved runs per MPI, each the median of %d "
             "rounds; %s; %d s in all." % (a.reps, a.rounds, time.strftime("%Y-%m-%d %H:%M"),
                                         time.time() - start))
+    if unavailable:
+        note += " Not measurable (the MPI could not create the window): " + ", ".join(
+            "%s on %s" % (t, n) for t, n in unavailable) + "."
+    missing = sorted({(k[0], n) for k, d in res.items() for n in names
+                      if n not in d and k[1] != "unavailable" and
+                      not any(u == (k[0], n) for u in unavailable)})
+    if missing:
+        note += " No result (the run failed; see raw/): " + ", ".join(
+            "%s on %s" % (t, n) for t, n in missing) + "."
     with open(os.path.join(out, "table.md"), "w") as f:
         f.write("\n".join(lines) + "\n\n" + note + "\n")
     print("\n".join(lines))

@@ -103,7 +103,7 @@ static int shm_init(char *card)
     shm_state.ranks = (shm_rank_t *) ((char *) shm_state.seg_base + hdr);
     shm_state.pairs = (shm_pair_t *) (shm_state.ranks + nlocal);
     shm_state.fboxes = fboxes ? (shm_fbox_t *) ((char *) shm_state.pairs + pairs) : NULL;
-    shm_state.cells = (char *) shm_state.fboxes + fboxes;
+    shm_state.cells = (char *) shm_state.pairs + pairs + fboxes;
     shm_state.tx_seq = MPL_calloc(5 * nlocal, sizeof(uint32_t), MPL_MEM_SHM);
     MPIR_ERR_CHKANDJUMP1(shm_state.tx_seq == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "mm shm message numbers");
