@@ -110,6 +110,33 @@ int mm_methods_select(mm_vc_t * vc);
 
 /* Engine entry for methods: a CAR is finished (see READS/WRITES above). */
 int mm_cq_complete(mm_car_t * car);
+/* A WRITE chain is fully out: complete its HEAD CAR, then its DATA CAR if it has one (read
+ * from head->next first, since completing head may free it). */
+int mm_cq_complete_chain(mm_car_t * head);
+
+/* FIFOs of CAR chains linked through qnext (a method's per-VC write queue), kept as a head
+ * and a tail pointer. */
+static inline void mm_car_fifo_push(mm_car_t ** head, mm_car_t ** tail, mm_car_t * car)
+{
+    car->qnext = NULL;
+    if (*tail)
+        (*tail)->qnext = car;
+    else
+        *head = car;
+    *tail = car;
+}
+
+/* Unlink the first chain (the FIFO must not be empty) and return it. */
+static inline mm_car_t *mm_car_fifo_pop(mm_car_t ** head, mm_car_t ** tail)
+{
+    mm_car_t *car = *head;
+
+    *head = car->qnext;
+    if (*head == NULL)
+        *tail = NULL;
+    car->qnext = NULL;
+    return car;
+}
 
 /* For methods that move bytes with their own system calls (readv/writev): describe up to
  * max_iov entries of what remains under a cursor, and advance it by what was moved. */

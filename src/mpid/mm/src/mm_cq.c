@@ -451,3 +451,13 @@ int mm_cq_complete(mm_car_t * car)
         return unexp_data_done(req);
     return mm_request_cc_done(req);
 }
+
+int mm_cq_complete_chain(mm_car_t * head)
+{
+    mm_car_t *data = head->next;
+    int mpi_errno = mm_cq_complete(head);
+
+    if (mpi_errno == MPI_SUCCESS && data)
+        mpi_errno = mm_cq_complete(data);
+    return mpi_errno;
+}

@@ -66,12 +66,8 @@ static int self_deliver(mm_car_t * head)
         mpi_errno = mm_cq_complete(rdata);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    mpi_errno = mm_cq_complete(head);
+    mpi_errno = mm_cq_complete_chain(head);
     MPIR_ERR_CHECK(mpi_errno);
-    if (data) {
-        mpi_errno = mm_cq_complete(data);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
 
   fn_exit:
     return mpi_errno;

@@ -97,21 +97,17 @@ int shm_cma_reap(mm_vc_t * vc, int *made_progress)
         *made_progress = 1;
     }
     while (s->cma_done_seen != done) {
-        mm_car_t *head = s->cma_head, *data;
+        mm_car_t *head, *data;
 
-        MPIR_Assert(head != NULL);
+        MPIR_Assert(s->cma_head != NULL);
+        head = mm_car_fifo_pop(&s->cma_head, &s->cma_tail);
         data = head->next;
-        s->cma_head = head->qnext;
-        if (s->cma_head == NULL)
-            s->cma_tail = NULL;
         s->cma_done_seen++;
         if (s->cma_state == SHM_CMA_PROBING)
             s->cma_state = SHM_CMA_ON;
         mm_buf_advance(&data->buf, mm_buf_remaining(&data->buf));
         *made_progress = 1;
-        mpi_errno = mm_cq_complete(head);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = mm_cq_complete(data);
+        mpi_errno = mm_cq_complete_chain(head);
         MPIR_ERR_CHECK(mpi_errno);
     }
 

@@ -58,12 +58,8 @@ int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent)
     shm_state.tx_pos[r] = pos + 1;
     *sent = 1;
 
-    mpi_errno = mm_cq_complete(head);
+    mpi_errno = mm_cq_complete_chain(head);
     MPIR_ERR_CHECK(mpi_errno);
-    if (data) {
-        mpi_errno = mm_cq_complete(data);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
 
   fn_exit:
     return mpi_errno;

@@ -170,6 +170,13 @@ static inline shm_cell_t *shm_cell(int32_t idx)
     return (shm_cell_t *) (shm_state.cells + (size_t) idx * shm_state.cell_stride);
 }
 
+/* A CMA probe is out on this VC: nothing may be sent behind it until the receiver says
+ * whether the payload follows in cells (shm_cma.c). */
+static inline int shm_cma_probe_in_flight(const shm_vc_t * s)
+{
+    return s->cma_state == SHM_CMA_PROBING && s->cma_head != NULL;
+}
+
 static inline shm_pair_t *shm_pair(int sender, int receiver)
 {
     return &shm_state.pairs[sender * shm_state.nlocal + receiver];

@@ -38,21 +38,15 @@ static int vc_push(mm_vc_t * vc, int *made_progress)
 
         /* A CMA probe in flight: whether its payload follows in cells is not known yet,
          * and nothing may come between its envelope and that payload. */
-        if (s->cma_state == SHM_CMA_PROBING && s->cma_head)
+        if (shm_cma_probe_in_flight(s))
             break;
 
         if (s->hdr_sent && (data == NULL || mm_buf_remaining(&data->buf) == 0)) {
             /* Chain fully copied out: the caller's buffers are free again. */
-            s->wq_head = head->qnext;
-            if (s->wq_head == NULL)
-                s->wq_tail = NULL;
+            mm_car_fifo_pop(&s->wq_head, &s->wq_tail);
             s->hdr_sent = 0;
-            mpi_errno = mm_cq_complete(head);
+            mpi_errno = mm_cq_complete_chain(head);
             MPIR_ERR_CHECK(mpi_errno);
-            if (data) {
-                mpi_errno = mm_cq_complete(data);
-                MPIR_ERR_CHECK(mpi_errno);
-            }
             continue;
         }
 
@@ -65,15 +59,8 @@ static int vc_push(mm_vc_t * vc, int *made_progress)
             shm_cma_fill(cell, head);
             cell->src = shm_state.my_local;
             cell->seq = shm_state.tx_seq[s->local_rank]++;
-            s->wq_head = head->qnext;
-            if (s->wq_head == NULL)
-                s->wq_tail = NULL;
-            head->qnext = NULL;
-            if (s->cma_tail)
-                s->cma_tail->qnext = head;
-            else
-                s->cma_head = head;
-            s->cma_tail = head;
+            mm_car_fifo_pop(&s->wq_head, &s->wq_tail);
+            mm_car_fifo_push(&s->cma_head, &s->cma_tail, head);
             shm_queue_push(dst, idx);
             *made_progress = 1;
             continue;
@@ -106,18 +93,12 @@ int shm_post_write(mm_car_t * head)
     int made_progress = 0;
 
     /* Small, and nothing of this VC queued ahead of it: the fast box, if it is free. */
-    if (s->wq_head == NULL && !(s->cma_state == SHM_CMA_PROBING && s->cma_head) &&
-        shm_fbox_fits(head)) {
+    if (s->wq_head == NULL && !shm_cma_probe_in_flight(s) && shm_fbox_fits(head)) {
         int sent, mpi_errno = shm_fbox_try_send(vc, head, &sent);
         if (sent || mpi_errno)
             return mpi_errno;
     }
-    head->qnext = NULL;
-    if (s->wq_tail)
-        s->wq_tail->qnext = head;
-    else
-        s->wq_head = head;
-    s->wq_tail = head;
+    mm_car_fifo_push(&s->wq_head, &s->wq_tail, head);
     active_add(vc);
     /* Start copying now: for small messages this is the whole send. */
     return vc_push(vc, &made_progress);

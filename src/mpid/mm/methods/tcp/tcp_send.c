@@ -32,12 +32,7 @@ int tcp_post_write(mm_car_t * head)
 
     if (unlikely(t->failed))
         return vc_lost(vc, "write after failure");
-    head->qnext = NULL;
-    if (t->wq_tail)
-        t->wq_tail->qnext = head;
-    else
-        t->wq_head = head;
-    t->wq_tail = head;
+    mm_car_fifo_push(&t->wq_head, &t->wq_tail, head);
 
     if (t->conn)
         mpi_errno = tcp_write_progress(vc);
@@ -102,16 +97,10 @@ static int consume(mm_vc_t * vc, size_t n)
         }
         /* The whole chain is out: unlink it before completing, since completion may
          * free the CARs or post new writes on this VC. */
-        t->wq_head = head->qnext;
-        if (t->wq_head == NULL)
-            t->wq_tail = NULL;
+        mm_car_fifo_pop(&t->wq_head, &t->wq_tail);
         t->hdr_off = 0;
-        mpi_errno = mm_cq_complete(head);
+        mpi_errno = mm_cq_complete_chain(head);
         MPIR_ERR_CHECK(mpi_errno);
-        if (data) {
-            mpi_errno = mm_cq_complete(data);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
     }
 
   fn_exit:
