@@ -24,7 +24,8 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mm_xfer.h               \
     src/mpid/mm/include/mm_engine.h             \
     src/mpid/mm/methods/shm/shm_impl.h          \
-    src/mpid/mm/methods/tcp/tcp_impl.h
+    src/mpid/mm/methods/tcp/tcp_impl.h          \
+    src/mpid/mm/rma/mm_rma.h
 
 mpi_core_sources +=                             \
     src/mpid/mm/src/mm_init.c                   \
@@ -61,6 +62,8 @@ mpi_core_sources +=                             \
     src/mpid/mm/methods/tcp/tcp_progress.c      \
     src/mpid/mm/rma/mm_win.c                    \
     src/mpid/mm/rma/mm_rma_ops.c                \
+    src/mpid/mm/rma/mm_rma_target.c             \
+    src/mpid/mm/rma/mm_rma_atomic.c             \
     src/mpid/mm/rma/mm_rma_sync.c
 
 endif BUILD_MM

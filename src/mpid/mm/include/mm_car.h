@@ -46,6 +46,7 @@ typedef enum mm_car_dir {
 
 /* CAR flags */
 #define MM_CAR_FLAG_FREE 0x1    /* allocated by mm_car_alloc: free it once complete */
+#define MM_CAR_FLAG_RMA  0x2    /* the payload of an RMA packet: rma/ finishes it, not a request */
 
 typedef struct mm_car {
     mm_car_kind_t kind;

@@ -60,6 +60,14 @@ int mm_proto_send_ctrl(struct mm_vc *vc, mm_pkt_kind_t kind, uint64_t sreq_id, u
 int mm_cancel_handle_req(struct mm_vc *vc, const mm_pkt_t * pkt);
 int mm_cancel_handle_resp(struct mm_vc *vc, const mm_pkt_t * pkt);
 
+/* --- one-sided communication (rma/) --- */
+/* An RMA_OP, RMA_RESP or RMA_CTRL envelope arrived on vc. */
+int mm_rma_handle_pkt(struct mm_vc *vc, const mm_pkt_t * pkt);
+/* The payload an RMA handler posted (a READ DATA CAR flagged MM_CAR_FLAG_RMA) is in. */
+int mm_rma_payload_done(mm_car_t * car);
+/* A WRITE CAR of an RMA packet (flagged MM_CAR_FLAG_RMA) is done with. */
+int mm_rma_write_done(mm_car_t * car);
+
 /* --- progress (mm_progress.c) --- */
 /* Requests the engine has completed so far: a blocking wait returns when this moves, even
  * if the completion happened in another thread's progress call. */

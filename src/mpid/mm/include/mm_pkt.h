@@ -21,6 +21,9 @@ typedef enum mm_pkt_kind {
     MM_PKT_DATA,                /* rendezvous payload for the receive named in rreq */
     MM_PKT_CANCEL_REQ,          /* sender -> receiver: withdraw message number rreq if unmatched */
     MM_PKT_CANCEL_RESP,         /* receiver -> sender: rreq = 1 withdrawn, 0 already matched */
+    MM_PKT_RMA_OP,              /* origin -> target: one RMA operation (rma/mm_rma.h) */
+    MM_PKT_RMA_RESP,            /* target -> origin: the operation is done; its result */
+    MM_PKT_RMA_CTRL,            /* window synchronization: lock, unlock, post, complete */
     MM_PKT_KIND_LAST
 } mm_pkt_kind_t;
 
@@ -38,6 +41,9 @@ typedef enum mm_pkt_kind {
  *               RTS: the message's number on its VC (1, 2, ...), by which CANCEL_REQ names
  *               it; in CANCEL_RESP: the answer
  * Request ids are looked up in a table (mm_reqid.c) and validated; they are never pointers.
+ * The RMA kinds use the same fields for windows: context_id names the window (its
+ * communicator's context id), rank is the sender's rank in it, tag a subkind or status;
+ * rma/mm_rma.h has the rest.
  */
 typedef struct mm_pkt {
     uint8_t version;
@@ -50,5 +56,21 @@ typedef struct mm_pkt {
     uint64_t sreq;
     uint64_t rreq;
 } mm_pkt_t;
+
+/* Whether data_sz payload bytes follow the envelope on the wire. Methods that frame the
+ * stream themselves (tcp) ask this; the others carry the payload as the chain's DATA CAR. */
+static inline int mm_pkt_has_payload(const mm_pkt_t * pkt)
+{
+    switch (pkt->kind) {
+        case MM_PKT_EAGER:
+        case MM_PKT_EAGER_SYNC:
+        case MM_PKT_DATA:
+        case MM_PKT_RMA_OP:
+        case MM_PKT_RMA_RESP:
+            return pkt->data_sz > 0;
+        default:
+            return 0;
+    }
+}
 
 #endif /* MM_PKT_H_INCLUDED */

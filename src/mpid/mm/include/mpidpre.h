@@ -72,6 +72,49 @@ typedef struct MPIDI_MM_comm {
 
 #define MPID_DEV_COMM_DECL MPIDI_MM_comm_t dev;
 
+/* The device part of a window (rma/). Epoch states and the per-peer records are rma/'s
+ * own business (rma/mm_rma.h); MPICH sees only this block. */
+struct mm_win_peer;
+struct mm_lock_waiter;
+struct mm_win_region;
+
+typedef struct MPIDI_MM_win {
+    uint32_t key;               /* context id of win->comm_ptr: names the window on the wire */
+    struct MPIR_Win *next;      /* registry of this process's windows (rma/mm_win.c) */
+    struct mm_win_peer *peers;  /* one per rank of the window's group */
+    int access;                 /* access epoch, MM_ACCESS_* */
+    int exposure;               /* exposure epoch, MM_EXPOSE_* */
+    int pending;                /* operations issued and not yet answered, all targets */
+    int nlocks;                 /* targets locked (or being locked) by this origin */
+    int lock_all_nocheck;       /* the lock_all epoch was opened with MPI_MODE_NOCHECK */
+    int error;                  /* first error a target reported, for the next sync call */
+    /* target side: the lock every origin takes, and the queue of those waiting for it */
+    int lock_shared;            /* holders of the shared lock */
+    int lock_excl;              /* 1 while an origin holds it exclusively */
+    struct mm_lock_waiter *lockq_head, *lockq_tail;
+    /* post/start/complete/wait */
+    int *start_ranks;           /* access group of the current start, as window ranks */
+    int start_n;
+    int post_n;                 /* origins of the current post */
+    int completes;              /* COMPLETE messages received and not yet waited for */
+    /* memory */
+    void *alloc_base;           /* what MPI_Win_allocate malloc'ed, freed with the window */
+    void *shm_seg;              /* MPI_Win_allocate_shared: the node segment */
+    size_t shm_len;
+    struct mm_win_region *regions;      /* dynamic windows: attached memory */
+    volatile int *acc_lock;     /* lock of the accumulates that are not CPU atomics */
+    int acc_lock_local;
+    /* info hints */
+    int info_no_locks;
+    int info_acc_ordering;      /* MM_ACC_ORDER_* bits */
+    int info_acc_ops_same_op;   /* accumulate_ops = same_op (else same_op_no_op) */
+    int info_same_size;
+    int info_same_disp_unit;
+    int info_alloc_shared_noncontig;
+} MPIDI_MM_win_t;
+
+#define MPID_DEV_WIN_DECL MPIDI_MM_win_t dev;
+
 /* Carried by MPIR across consecutive MPID_Progress_wait calls of one wait loop, so the
  * engine knows how long it has already spun before it starts yielding the core. */
 typedef struct {

@@ -1,85 +1,587 @@
 /*
- * mm device: RMA communication calls (put, get, the accumulates, and their request versions).
+ * mm device: the origin side of RMA operations, and the packets rma/ puts on the wire.
  *
- * A stub until the one-sided communication step: no window can exist yet (mm_win.c), so these
- * are unreachable through the MPI interface; they fail with **notimpl all the same.
+ * Every operation becomes one RMA_OP packet (mm_rma.h) on the target's VC: a HEAD CAR
+ * and a DATA CAR whose cursor covers a small block we allocate (header, flattened target
+ * datatype, packed or small origin data) and, for large contiguous origin data, the
+ * user's buffer itself, which MPI forbids the user to touch until the operation
+ * completes. The block is freed when the method is done with the CARs.
+ *
+ * Every operation is answered (RMA_RESP) once the target has applied it; the answer
+ * decrements the target's pending count, which is what flush, unlock, complete and fence
+ * wait for. An operation that returns data (get, the fetching accumulates) or that the
+ * user holds a request for (rput & co.) registers a request that the answer names
+ * (mm_pkt_t.sreq) and completes; the answer's payload lands in the result buffer directly
+ * when that is contiguous, else in a staging buffer unpacked at completion.
  */
 
-#include "mpidimpl.h"
+#include "mm_rma.h"
+
+/* Origin data up to this many contiguous bytes is copied into the packet; larger data is
+ * sent from the user's buffer. */
+#define MM_RMA_COPY_LIMIT 512
+
+typedef struct mm_rma_tx {
+    mm_car_t head;
+    mm_car_t data;
+    char buf[];                 /* the packet's own payload bytes */
+} mm_rma_tx_t;
+
+int mm_rma_vc(MPIR_Win * win, int rank, mm_vc_t ** vc_out)
+{
+    return mm_vc_get(mm_comm_lpid(win->comm_ptr, rank), vc_out);
+}
+
+/* --- the wire --- */
+
+static mm_rma_tx_t *tx_alloc(size_t buflen)
+{
+    mm_rma_tx_t *tx = MPL_malloc(sizeof(mm_rma_tx_t) + buflen, MPL_MEM_RMA);
+
+    if (tx == NULL)
+        return NULL;
+    memset(tx, 0, sizeof(*tx));
+    return tx;
+}
+
+/* Post the tx's chain: the envelope, then buflen bytes of tx->buf followed by ulen bytes
+ * of udata. */
+static int tx_post(mm_vc_t * vc, mm_rma_tx_t * tx, const mm_pkt_t * pkt, size_t buflen,
+                   const void *udata, size_t ulen)
+{
+    mm_car_t *head = &tx->head, *data = &tx->data;
+
+    head->kind = MM_CAR_HEAD;
+    head->dir = MM_CAR_WRITE;
+    head->flags = MM_CAR_FLAG_RMA;
+    head->vc = vc;
+    head->pkt = *pkt;
+    head->pkt.version = MM_PKT_VERSION;
+    head->pkt.data_sz = buflen + ulen;
+    if (buflen + ulen > 0) {
+        mm_buf_t *b = &data->buf;
+
+        head->next = data;
+        data->kind = MM_CAR_DATA;
+        data->dir = MM_CAR_WRITE;
+        data->flags = MM_CAR_FLAG_RMA;
+        data->vc = vc;
+        mm_buf_init_contig(b, tx->buf, buflen);
+        if (ulen > 0) {
+            int i = buflen > 0 ? 1 : 0;
+            b->inline_iov[i].iov_base = (void *) udata;
+            b->inline_iov[i].iov_len = ulen;
+            b->iov_count = i + 1;
+            b->len = buflen + ulen;
+        }
+    }
+    return vc->method->post_write(head);
+}
+
+/* The method is done with a CAR of an RMA packet: the block goes once its last CAR does
+ * (methods complete a chain's HEAD before its DATA). */
+int mm_rma_write_done(mm_car_t * car)
+{
+    if (car->kind == MM_CAR_HEAD) {
+        if (car->next == NULL)
+            MPL_free((char *) car - offsetof(mm_rma_tx_t, head));
+    } else {
+        MPL_free((char *) car - offsetof(mm_rma_tx_t, data));
+    }
+    return MPI_SUCCESS;
+}
+
+int mm_rma_send_ctrl(MPIR_Win * win, int rank, int subkind, uint64_t arg)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_vc_t *vc;
+    mm_rma_tx_t *tx;
+    mm_pkt_t pkt = {.kind = MM_PKT_RMA_CTRL };
+
+    mpi_errno = mm_rma_vc(win, rank, &vc);
+    MPIR_ERR_CHECK(mpi_errno);
+    tx = tx_alloc(0);
+    MPIR_ERR_CHKANDJUMP1(tx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "RMA control packet");
+    pkt.context_id = win->dev.key;
+    pkt.rank = win->comm_ptr->rank;
+    pkt.tag = subkind;
+    pkt.sreq = arg;
+    mpi_errno = tx_post(vc, tx, &pkt, 0, NULL, 0);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int mm_rma_send_resp(MPIR_Win * win, mm_vc_t * vc, uint64_t sreq, int errclass,
+                     const void *result, size_t len)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_rma_tx_t *tx = tx_alloc(len);
+    mm_pkt_t pkt = {.kind = MM_PKT_RMA_RESP };
+
+    MPIR_ERR_CHKANDJUMP1(tx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "RMA answer");
+    if (len > 0)
+        memcpy(tx->buf, result, len);
+    pkt.context_id = win->dev.key;
+    pkt.rank = win->comm_ptr->rank;
+    pkt.tag = errclass;
+    pkt.sreq = sreq;
+    mpi_errno = tx_post(vc, tx, &pkt, len, NULL, 0);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* --- answers --- */
+
+/* An operation to rank is done at the target (errclass != 0: it failed there). */
+static int op_finish(MPIR_Win * win, int rank, MPIR_Request * req, int errclass)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    win->dev.peers[rank].pending--;
+    win->dev.pending--;
+    if (errclass) {
+        int err = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                       errclass, "**mm|rmaop", "**mm|rmaop %d %d", rank,
+                                       errclass);
+        if (win->dev.error == MPI_SUCCESS)
+            win->dev.error = err;
+        if (req)
+            req->status.MPI_ERROR = err;
+    }
+    if (req == NULL)
+        goto fn_exit;
+    if (req->dev.tmpbuf) {
+        MPI_Aint actual;
+        if (errclass == 0 && req->dev.data_sz > 0) {
+            mpi_errno = MPIR_Typerep_unpack(req->dev.tmpbuf, req->dev.data_sz, req->dev.buf,
+                                            req->dev.count, req->dev.datatype, 0, &actual);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        MPL_free(req->dev.tmpbuf);
+        req->dev.tmpbuf = NULL;
+    }
+    MPIR_Datatype_release_if_not_builtin(req->dev.datatype);
+    req->dev.datatype = MPI_DATATYPE_NULL;
+    mpi_errno = mm_request_cc_done(req);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Win *win = mm_win_lookup(pkt->context_id);
+    MPIR_Request *req = NULL;
+    mm_car_t *car;
+    int is_contig;
+
+    MPIR_ERR_CHKANDJUMP2(win == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|rmawin",
+                         "**mm|rmawin %d %d", vc->lpid, (int) pkt->context_id);
+    MPIR_ERR_CHKANDJUMP3(pkt->rank < 0 || pkt->rank >= win->comm_ptr->local_size ||
+                         mm_comm_lpid(win->comm_ptr, pkt->rank) != vc->lpid ||
+                         win->dev.peers[pkt->rank].pending <= 0, mpi_errno, MPI_ERR_OTHER,
+                         "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,
+                         pkt->kind);
+    if (pkt->sreq) {
+        req = mm_reqid_lookup(pkt->sreq);
+        MPIR_ERR_CHKANDJUMP3(req == NULL || req->kind != MPIR_REQUEST_KIND__RMA ||
+                             req->dev.match_ctx != (int) win->dev.key, mpi_errno,
+                             MPI_ERR_OTHER, "**mm|badreqid", "**mm|badreqid %d %s %L",
+                             vc->lpid, "RMA_RESP", (long long) pkt->sreq);
+    }
+    if (pkt->data_sz == 0)
+        return op_finish(win, pkt->rank, req, pkt->tag);
+
+    MPIR_ERR_CHKANDJUMP3(req == NULL || pkt->data_sz != req->dev.data_sz, mpi_errno,
+                         MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
+                         pkt->version, pkt->kind);
+    req->dev.match_tag = pkt->tag;
+    car = &req->dev.data_car;
+    car->kind = MM_CAR_DATA;
+    car->dir = MM_CAR_READ;
+    car->flags = MM_CAR_FLAG_RMA;
+    car->req = req;
+    car->vc = vc;
+    car->next = NULL;
+    MPIR_Datatype_is_contig(req->dev.datatype, &is_contig);
+    if (is_contig && mm_request_capacity(req) >= req->dev.data_sz) {
+        MPI_Aint true_lb;
+        MPIR_Datatype_get_true_lb(req->dev.datatype, &true_lb);
+        mm_buf_init_contig(&car->buf, (char *) req->dev.buf + true_lb, req->dev.data_sz);
+    } else {
+        req->dev.tmpbuf = MPL_malloc(req->dev.data_sz, MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(req->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                             "**nomem %s", "RMA result staging buffer");
+        mm_buf_init_contig(&car->buf, req->dev.tmpbuf, req->dev.data_sz);
+    }
+    mpi_errno = vc->method->post_read(car);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int mm_rma_payload_done(mm_car_t * car)
+{
+    MPIR_Request *req = car->req;
+    MPIR_Win *win;
+
+    if (req == NULL)
+        return mm_rma_op_payload_done(car);     /* an operation arrived at the target */
+    win = mm_win_lookup(req->dev.match_ctx);
+    MPIR_Assert(win != NULL);
+    return op_finish(win, req->dev.match_rank, req, req->dev.match_tag);
+}
+
+int mm_rma_handle_pkt(mm_vc_t * vc, const mm_pkt_t * pkt)
+{
+    switch (pkt->kind) {
+        case MM_PKT_RMA_OP:
+            return mm_rma_handle_op(vc, pkt);
+        case MM_PKT_RMA_RESP:
+            return mm_rma_handle_resp(vc, pkt);
+        default:
+            return mm_rma_handle_ctrl(vc, pkt);
+    }
+}
+
+/* --- issuing operations --- */
+
+typedef struct rma_args {
+    int op;                     /* MM_RMA_* */
+    const void *origin;         /* data sent: put, accumulates, CAS's new value */
+    MPI_Aint ocount;
+    MPI_Datatype otype;
+    const void *compare;        /* CAS */
+    void *result;               /* where the answer's data goes: get's origin buffer, the */
+    MPI_Aint rcount;            /* result buffer of the fetching accumulates */
+    MPI_Datatype rtype;
+    int target;
+    MPI_Aint tdisp;
+    MPI_Aint tcount;
+    MPI_Datatype ttype;
+    MPI_Op acc_op;
+} rma_args_t;
+
+/* May this origin access target now? Moves a fresh fence epoch to "operations issued". */
+static int epoch_allows(MPIR_Win * win, int target)
+{
+    switch (win->dev.access) {
+        case MM_ACCESS_FENCE_OPEN:
+            win->dev.access = MM_ACCESS_FENCE;
+            return 1;
+        case MM_ACCESS_FENCE:
+        case MM_ACCESS_LOCK_ALL:
+            return 1;
+        case MM_ACCESS_PSCW:
+            for (int i = 0; i < win->dev.start_n; i++)
+                if (win->dev.start_ranks[i] == target)
+                    return 1;
+            return 0;
+        case MM_ACCESS_LOCK:
+            return win->dev.peers[target].lock == MM_PEER_LOCKED;
+        default:
+            return 0;
+    }
+}
+
+static MPI_Datatype basic_type_of(MPI_Datatype type)
+{
+    MPIR_Datatype *dt;
+
+    if (MPIR_DATATYPE_IS_PREDEFINED(type))
+        return type;
+    MPIR_Datatype_get_ptr(type, dt);
+    return dt->basic_type;
+}
+
+/* A request that is complete from the start (an operation that moves nothing). */
+static int request_done_now(MPIR_Win * win, MPIR_Request ** ureq)
+{
+    MPIR_Request *req = mm_request_create(MPIR_REQUEST_KIND__RMA, win->comm_ptr);
+
+    if (req == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", "**nomem %s", "RMA request");
+    MPIR_Request_free(req);     /* the engine's reference: nothing is left to do */
+    *ureq = req;
+    return MPI_SUCCESS;
+}
+
+static int rma_issue(MPIR_Win * win, const rma_args_t * a, MPIR_Request ** ureq)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint tsize, osize = 0, data_len = 0, result_len = 0, copy_len, flat_len = 0;
+    MPI_Datatype basic = MPI_DATATYPE_NULL;
+    void *flat = NULL;
+    int flat_sz = 0, ocontig = 1, posted = 0;
+    const void *udata = NULL;
+    size_t ulen = 0;
+    mm_vc_t *vc;
+    mm_rma_tx_t *tx = NULL;
+    mm_rma_hdr_t *hdr;
+    MPIR_Request *req = NULL;
+    mm_pkt_t pkt = {.kind = MM_PKT_RMA_OP };
+    char *p;
+
+    if (!epoch_allows(win, a->target)) {
+        mpi_errno = mm_rma_sync_error(__func__, "an RMA operation outside an access epoch "
+                                      "to its target");
+        goto fn_fail;
+    }
+
+    MPIR_Datatype_get_size_macro(a->ttype, tsize);
+    tsize *= a->tcount;
+    if (a->otype != MPI_DATATYPE_NULL) {
+        MPIR_Datatype_get_size_macro(a->otype, osize);
+        osize *= a->ocount;
+    }
+    switch (a->op) {
+        case MM_RMA_PUT:
+            data_len = osize;
+            break;
+        case MM_RMA_GET:
+            result_len = tsize;
+            break;
+        case MM_RMA_ACC:
+        case MM_RMA_GET_ACC:
+            data_len = a->acc_op == MPI_NO_OP ? 0 : osize;
+            result_len = a->op == MM_RMA_GET_ACC ? tsize : 0;
+            break;
+        case MM_RMA_CAS:
+            data_len = 2 * osize;
+            result_len = tsize;
+            basic = a->ttype;
+            break;
+    }
+    if (data_len == 0 && result_len == 0 && a->op != MM_RMA_CAS) {
+        /* Nothing moves and nothing changes at the target. */
+        if (ureq)
+            mpi_errno = request_done_now(win, ureq);
+        goto fn_exit;
+    }
+
+    if (a->op == MM_RMA_ACC || a->op == MM_RMA_GET_ACC) {
+        /* Both sides must be made of the one element type the op is defined on. */
+        basic = basic_type_of(data_len > 0 ? a->otype : a->ttype);
+        MPIR_ERR_CHKANDJUMP(basic_type_of(a->ttype) != basic, mpi_errno, MPI_ERR_TYPE,
+                            "**dtypemismatch");
+        mpi_errno = (*MPIR_OP_HDL_TO_DTYPE_FN(a->acc_op)) (basic);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (!MPIR_DATATYPE_IS_PREDEFINED(a->ttype)) {
+        MPIR_Datatype_get_flattened(a->ttype, &flat, &flat_sz);
+        flat_len = flat_sz;
+    }
+    copy_len = data_len;
+    if (data_len > 0 && a->op != MM_RMA_CAS) {
+        MPIR_Datatype_is_contig(a->otype, &ocontig);
+        if (ocontig && data_len > MM_RMA_COPY_LIMIT) {
+            MPI_Aint true_lb;
+            MPIR_Datatype_get_true_lb(a->otype, &true_lb);
+            udata = (const char *) a->origin + true_lb;
+            ulen = data_len;
+            copy_len = 0;
+        }
+    }
+
+    mpi_errno = mm_rma_vc(win, a->target, &vc);
+    MPIR_ERR_CHECK(mpi_errno);
+    tx = tx_alloc(sizeof(mm_rma_hdr_t) + flat_len + copy_len);
+    MPIR_ERR_CHKANDJUMP1(tx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "RMA operation");
+    hdr = (mm_rma_hdr_t *) tx->buf;
+    hdr->op = a->op;
+    hdr->flat_sz = (uint32_t) flat_len;
+    hdr->target_disp = a->tdisp;
+    hdr->target_count = a->tcount;
+    hdr->target_type = flat ? MPI_DATATYPE_NULL : a->ttype;
+    hdr->basic_type = basic;
+    hdr->acc_op = a->acc_op;
+    hdr->data_len = data_len;
+    hdr->result_len = result_len;
+    p = tx->buf + sizeof(mm_rma_hdr_t);
+    if (flat_len) {
+        memcpy(p, flat, flat_len);
+        p += flat_len;
+    }
+    if (a->op == MM_RMA_CAS) {
+        memcpy(p, a->origin, osize);
+        memcpy(p + osize, a->compare, osize);
+    } else if (copy_len > 0) {
+        MPI_Aint actual;
+        mpi_errno = MPIR_Typerep_pack(a->origin, a->ocount, a->otype, 0, p, copy_len, &actual);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    if (result_len > 0 || ureq) {
+        req = mm_request_create(MPIR_REQUEST_KIND__RMA, win->comm_ptr);
+        MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "RMA request");
+        mm_request_cc_add(req, 1);
+        req->dev.id = mm_reqid_register(req);
+        MPIR_ERR_CHKANDJUMP1(req->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                             "**nomem %s", "mm request id");
+        req->dev.match_ctx = win->dev.key;
+        req->dev.match_rank = a->target;
+        req->dev.vc = vc;
+        req->dev.data_sz = result_len;
+        if (result_len > 0) {
+            req->dev.buf = a->result;
+            req->dev.count = a->rcount;
+            req->dev.datatype = a->rtype;
+            MPIR_Datatype_add_ref_if_not_builtin(a->rtype);
+        }
+        pkt.sreq = req->dev.id;
+        if (ureq)
+            *ureq = req;
+        else
+            MPIR_Request_free(req);     /* only the engine holds it */
+    }
+    pkt.context_id = win->dev.key;
+    pkt.rank = win->comm_ptr->rank;
+    win->dev.peers[a->target].pending++;
+    win->dev.pending++;
+    posted = 1;         /* the method owns tx now, even if posting fails */
+    mpi_errno = tx_post(vc, tx, &pkt, sizeof(mm_rma_hdr_t) + flat_len + copy_len, udata, ulen);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    if (tx && !posted)
+        MPL_free(tx);
+    goto fn_exit;
+}
 
 int MPID_Put(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
-             MPI_Datatype target_datatype, MPIR_Win *win)
+             MPI_Datatype target_datatype, MPIR_Win * win)
 {
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_PUT,.origin = origin_addr,.ocount = origin_count,
+        .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
+        .tcount = target_count,.ttype = target_datatype,.acc_op = MPI_OP_NULL,
+        .rtype = MPI_DATATYPE_NULL
+    };
+    return rma_issue(win, &a, NULL);
 }
 
 int MPID_Get(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
              int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
-             MPI_Datatype target_datatype, MPIR_Win *win)
+             MPI_Datatype target_datatype, MPIR_Win * win)
 {
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_GET,.otype = MPI_DATATYPE_NULL,.result = origin_addr,
+        .rcount = origin_count,.rtype = origin_datatype,.target = target_rank,
+        .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,
+        .acc_op = MPI_OP_NULL
+    };
+    return rma_issue(win, &a, NULL);
 }
 
 int MPID_Accumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
-                    MPI_Datatype target_datatype, MPI_Op op, MPIR_Win *win)
+                    MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win)
 {
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
+        .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
+        .tcount = target_count,.ttype = target_datatype,.acc_op = op,
+        .rtype = MPI_DATATYPE_NULL
+    };
+    return rma_issue(win, &a, NULL);
 }
 
 int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
                         MPI_Datatype origin_datatype, void *result_addr, MPI_Aint result_count,
                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         MPI_Aint target_count, MPI_Datatype target_datatype, MPI_Op op,
-                        MPIR_Win *win)
+                        MPIR_Win * win)
 {
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
+        .otype = op == MPI_NO_OP ? MPI_DATATYPE_NULL : origin_datatype,.result = result_addr,
+        .rcount = result_count,.rtype = result_datatype,.target = target_rank,
+        .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op
+    };
+    return rma_issue(win, &a, NULL);
 }
 
 int MPID_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
-                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPIR_Win *win)
+                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPIR_Win * win)
 {
-    return mm_notimpl(__func__);
+    return MPID_Get_accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                               target_disp, 1, datatype, op, win);
 }
 
 int MPID_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                          MPIR_Win *win)
+                          MPIR_Win * win)
 {
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_CAS,.origin = origin_addr,.ocount = 1,.otype = datatype,
+        .compare = compare_addr,.result = result_addr,.rcount = 1,.rtype = datatype,
+        .target = target_rank,.tdisp = target_disp,.tcount = 1,.ttype = datatype,
+        .acc_op = MPI_OP_NULL
+    };
+    return rma_issue(win, &a, NULL);
 }
 
 int MPID_Rput(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
-              MPI_Datatype target_datatype, MPIR_Win *win, MPIR_Request **request)
+              MPI_Datatype target_datatype, MPIR_Win * win, MPIR_Request ** request)
 {
-    *request = NULL;
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_PUT,.origin = origin_addr,.ocount = origin_count,
+        .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
+        .tcount = target_count,.ttype = target_datatype,.acc_op = MPI_OP_NULL,
+        .rtype = MPI_DATATYPE_NULL
+    };
+    return rma_issue(win, &a, request);
 }
 
 int MPID_Rget(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
-              MPI_Datatype target_datatype, MPIR_Win *win, MPIR_Request **request)
+              MPI_Datatype target_datatype, MPIR_Win * win, MPIR_Request ** request)
 {
-    *request = NULL;
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_GET,.otype = MPI_DATATYPE_NULL,.result = origin_addr,
+        .rcount = origin_count,.rtype = origin_datatype,.target = target_rank,
+        .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,
+        .acc_op = MPI_OP_NULL
+    };
+    return rma_issue(win, &a, request);
 }
 
 int MPID_Raccumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
-                     MPI_Datatype target_datatype, MPI_Op op, MPIR_Win *win, MPIR_Request **request)
+                     MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
+                     MPIR_Request ** request)
 {
-    *request = NULL;
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
+        .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
+        .tcount = target_count,.ttype = target_datatype,.acc_op = op,
+        .rtype = MPI_DATATYPE_NULL
+    };
+    return rma_issue(win, &a, request);
 }
 
 int MPID_Rget_accumulate(const void *origin_addr, MPI_Aint origin_count,
                          MPI_Datatype origin_datatype, void *result_addr, MPI_Aint result_count,
                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Aint target_count, MPI_Datatype target_datatype, MPI_Op op,
-                         MPIR_Win *win, MPIR_Request **request)
+                         MPIR_Win * win, MPIR_Request ** request)
 {
-    *request = NULL;
-    return mm_notimpl(__func__);
+    rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
+        .otype = op == MPI_NO_OP ? MPI_DATATYPE_NULL : origin_datatype,.result = result_addr,
+        .rcount = result_count,.rtype = result_datatype,.target = target_rank,
+        .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op
+    };
+    return rma_issue(win, &a, request);
 }

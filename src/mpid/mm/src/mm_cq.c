@@ -11,6 +11,7 @@
  *   DATA        payload of a rendezvous, straight into the matched receive
  *   SYNC_ACK    the synchronous send may complete
  *   CANCEL_REQ, CANCEL_RESP   withdrawing a send (mm_cancel.c)
+ *   RMA_OP, RMA_RESP, RMA_CTRL   one-sided operations and window synchronization (rma/)
  */
 #include "mpidimpl.h"
 
@@ -404,6 +405,11 @@ static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
         case MM_PKT_CANCEL_RESP:
             mpi_errno = mm_cancel_handle_resp(vc, pkt);
             break;
+        case MM_PKT_RMA_OP:
+        case MM_PKT_RMA_RESP:
+        case MM_PKT_RMA_CTRL:
+            mpi_errno = mm_rma_handle_pkt(vc, pkt);
+            break;
         case MM_PKT_KIND_LAST:
             MPIR_Assert(0);
             break;
@@ -441,12 +447,16 @@ int mm_cq_complete(mm_car_t * car)
     MPIR_Request *req = car->req;
 
     if (car->dir == MM_CAR_WRITE) {
+        if (car->flags & MM_CAR_FLAG_RMA)
+            return mm_rma_write_done(car);
         if (car->flags & MM_CAR_FLAG_FREE)
             mm_car_free(car);
         return req ? mm_request_cc_done(req) : MPI_SUCCESS;
     }
     if (car->kind == MM_CAR_HEAD)
         return handle_envelope(car->vc, &car->pkt);
+    if (car->flags & MM_CAR_FLAG_RMA)
+        return mm_rma_payload_done(car);
     if (req->dev.flags & MM_REQ_UNEXPECTED)
         return unexp_data_done(req);
     return mm_request_cc_done(req);

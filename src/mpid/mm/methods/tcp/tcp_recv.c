@@ -21,12 +21,6 @@ int tcp_post_read(mm_car_t * car)
     return MPI_SUCCESS;
 }
 
-static int pkt_has_payload(const mm_pkt_t * pkt)
-{
-    return (pkt->kind == MM_PKT_EAGER || pkt->kind == MM_PKT_EAGER_SYNC ||
-            pkt->kind == MM_PKT_DATA) && pkt->data_sz > 0;
-}
-
 static int pkt_valid(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     if (pkt->version != MM_PKT_VERSION || pkt->reserved != 0)
@@ -38,11 +32,17 @@ static int pkt_valid(mm_vc_t * vc, const mm_pkt_t * pkt)
             return pkt->data_sz <= vc->eager_limit;
         case MM_PKT_RTS:
         case MM_PKT_DATA:
+            /* Only a request this process posted takes it, and must match its size. */
+            return 1;
+        case MM_PKT_RMA_OP:
+        case MM_PKT_RMA_RESP:
+            /* An operation on our window, or the answer to one of ours; rma/ checks it. */
             return 1;
         case MM_PKT_SYNC_ACK:
         case MM_PKT_CTS:
         case MM_PKT_CANCEL_REQ:
         case MM_PKT_CANCEL_RESP:
+        case MM_PKT_RMA_CTRL:
         case TCP_PKT_BYE:
             return pkt->data_sz == 0;
         default:
@@ -86,7 +86,7 @@ static int deliver_envelope(tcp_conn_t * conn, const mm_pkt_t * pkt)
     vc->rdata = NULL;
     mpi_errno = mm_cq_complete(&vc->rhead);
     MPIR_ERR_CHECK(mpi_errno);
-    if (pkt_has_payload(pkt)) {
+    if (mm_pkt_has_payload(pkt)) {
         /* The engine must have said where all data_sz bytes go. */
         if (vc->rdata == NULL || mm_buf_remaining(&vc->rdata->buf) != pkt->data_sz)
             return conn_fail(conn, bad_packet(vc, pkt));

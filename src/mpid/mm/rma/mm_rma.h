@@ -1,0 +1,175 @@
+/*
+ * mm one-sided communication: the shared vocabulary of rma/.
+ *
+ * Every operation travels as an active message on the target's VC, whatever the method:
+ *
+ *   origin                                   target
+ *   RMA_OP  [mm_rma_hdr_t][flattened target type][origin data][compare data]  ->
+ *                                            applies it to the window (mm_rma_target.c)
+ *        <-  RMA_RESP [result bytes]         one answer per operation, always
+ *
+ * The answer is what completes an operation: flush, unlock, fence and complete wait until
+ * every operation they cover has been answered, so "answered" means "done at the target".
+ * Synchronization has its own header-only packets (RMA_CTRL, subkinds below): the target
+ * grants its lock from a FIFO queue (fair: a request never overtakes an earlier one), and
+ * post/complete are counted messages.
+ *
+ * A VC delivers in order, so the operations of one origin reach a target in the order
+ * they were issued, and an UNLOCK or COMPLETE arrives after the operations before it.
+ *
+ * Packet fields (mm_pkt_t): context_id = the window's key, rank = the sender's rank in
+ * the window, tag = the RMA_CTRL subkind or, in RMA_RESP, the MPI error class of a failed
+ * operation (0 = success), sreq = the origin's request id that waits for the answer (0:
+ * none), rreq = unused.
+ */
+#ifndef MM_RMA_H_INCLUDED
+#define MM_RMA_H_INCLUDED
+
+#include "mpidimpl.h"
+
+/* Access epochs of an origin (win->dev.access). */
+enum {
+    MM_ACCESS_NONE = 0,
+    MM_ACCESS_FENCE_OPEN,       /* after a fence, no operation issued yet: a lock or start
+                                 * may still begin instead */
+    MM_ACCESS_FENCE,            /* operations issued since the last fence */
+    MM_ACCESS_PSCW,             /* between start and complete */
+    MM_ACCESS_LOCK,             /* some targets locked with MPI_Win_lock */
+    MM_ACCESS_LOCK_ALL          /* MPI_Win_lock_all */
+};
+
+/* Exposure epochs of a target (win->dev.exposure). */
+enum {
+    MM_EXPOSE_NONE = 0,
+    MM_EXPOSE_FENCE,
+    MM_EXPOSE_POST              /* between post and wait/test */
+};
+
+/* The lock state an origin keeps per target (mm_win_peer_t.lock). */
+enum {
+    MM_PEER_UNLOCKED = 0,
+    MM_PEER_LOCK_WAIT,          /* LOCK_REQ sent, grant to come */
+    MM_PEER_LOCKED,             /* granted (or MPI_MODE_NOCHECK: taken without asking) */
+    MM_PEER_UNLOCK_WAIT         /* UNLOCK sent, its acknowledgement to come */
+};
+
+/* RMA_CTRL subkinds (mm_pkt_t.tag); sreq carries the argument. */
+enum {
+    MM_RMA_LOCK_REQ = 1,        /* origin -> target: sreq = MPI_LOCK_SHARED / EXCLUSIVE */
+    MM_RMA_LOCK_GRANT,          /* target -> origin */
+    MM_RMA_UNLOCK,              /* origin -> target: release what LOCK_REQ got */
+    MM_RMA_UNLOCK_ACK,          /* target -> origin */
+    MM_RMA_POST,                /* target -> origin: exposure epoch open for you */
+    MM_RMA_COMPLETE             /* origin -> target: my access epoch to you is over */
+};
+
+/* Operations (mm_rma_hdr_t.op). */
+enum {
+    MM_RMA_PUT = 1,
+    MM_RMA_GET,
+    MM_RMA_ACC,
+    MM_RMA_GET_ACC,             /* also MPI_Fetch_and_op */
+    MM_RMA_CAS,
+    MM_RMA_OP_LAST
+};
+
+/* accumulate_ordering info bits (win->dev.info_acc_ordering) */
+#define MM_ACC_ORDER_RAR 0x1
+#define MM_ACC_ORDER_RAW 0x2
+#define MM_ACC_ORDER_WAR 0x4
+#define MM_ACC_ORDER_WAW 0x8
+
+/* What precedes the data in an RMA_OP payload. Handles of predefined datatypes and ops
+ * are the same constants in every process of a job; a derived target datatype is
+ * shipped flattened (flat_sz bytes right after this header) instead. */
+typedef struct mm_rma_hdr {
+    uint32_t op;                /* MM_RMA_* */
+    uint32_t flat_sz;           /* bytes of flattened target datatype that follow; 0: builtin */
+    int64_t target_disp;        /* in units of the target's disp_unit (dynamic: an address) */
+    int64_t target_count;
+    int32_t target_type;        /* MPI_Datatype when builtin */
+    int32_t basic_type;         /* accumulates: the element type of the data */
+    int32_t acc_op;             /* accumulates: the MPI_Op */
+    uint32_t reserved;
+    uint64_t data_len;          /* origin data bytes after the datatype (CAS: the new value,
+                                 * followed by as many bytes of compare value) */
+    uint64_t result_len;        /* bytes the answer carries */
+} mm_rma_hdr_t;
+
+/* An origin's record of one target of the window. */
+typedef struct mm_win_peer {
+    int pending;                /* operations to this target not yet answered */
+    int lock;                   /* MM_PEER_* */
+    int lock_type;              /* MPI_LOCK_SHARED / EXCLUSIVE while lock != UNLOCKED */
+    int lock_nocheck;           /* taken with MPI_MODE_NOCHECK: no messages */
+    int posts;                  /* POST messages from this target not yet consumed by start */
+    /* MPI_Win_allocate_shared: the peer's part of the node segment */
+    void *shm_base;
+    MPI_Aint shm_size;
+    int shm_disp_unit;
+} mm_win_peer_t;
+
+/* A queued lock request at the target. */
+typedef struct mm_lock_waiter {
+    int rank;
+    int type;
+    struct mm_lock_waiter *next;
+} mm_lock_waiter_t;
+
+/* Memory attached to a dynamic window. */
+typedef struct mm_win_region {
+    char *base;
+    MPI_Aint size;
+    struct mm_win_region *next;
+} mm_win_region_t;
+
+/* --- windows (mm_win.c) --- */
+MPIR_Win *mm_win_lookup(uint32_t key);
+/* Is [addr, addr+len) inside memory the window exposes? */
+int mm_win_range_ok(MPIR_Win * win, const char *addr, MPI_Aint len);
+
+/* --- the wire (mm_rma_ops.c) --- */
+/* The VC of a rank of the window. */
+int mm_rma_vc(MPIR_Win * win, int rank, mm_vc_t ** vc_out);
+/* Send a header-only RMA_CTRL packet to rank. */
+int mm_rma_send_ctrl(MPIR_Win * win, int rank, int subkind, uint64_t arg);
+/* Send an RMA_RESP for an operation, with len result bytes copied from result. */
+int mm_rma_send_resp(MPIR_Win * win, mm_vc_t * vc, uint64_t sreq, int errclass,
+                     const void *result, size_t len);
+/* The answer to one of our operations arrived. */
+int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt);
+
+/* --- the target (mm_rma_target.c) --- */
+int mm_rma_handle_op(mm_vc_t * vc, const mm_pkt_t * pkt);
+int mm_rma_op_payload_done(mm_car_t * car);
+int mm_rma_handle_ctrl(mm_vc_t * vc, const mm_pkt_t * pkt);
+
+/* --- applying accumulates under the atomicity rule (mm_rma_atomic.c) --- */
+/* Combine nelem packed elements of basic type at src into the target buffer (addr, count,
+ * type) with op; if old is not NULL, first store the previous contents there, packed.
+ * Atomic per element with respect to every other accumulate on the window. */
+int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
+                     const void *src, MPI_Aint nelem, MPI_Datatype basic, MPI_Op op, void *old);
+/* Compare-and-swap of one element; the previous value goes to old. */
+int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *newval,
+                     const void *compare, void *old);
+
+/* Other processes may update the window's memory directly (its accumulate lock lives in
+ * a shared segment): accumulates use CPU atomics where they can. */
+static inline int mm_win_acc_atomic(MPIR_Win * win)
+{
+    return win->dev.acc_lock != &win->dev.acc_lock_local;
+}
+
+/* --- synchronization (mm_rma_sync.c) --- */
+/* Progress until every operation to rank (all ranks if rank < 0) is answered. */
+int mm_rma_flush_wait(MPIR_Win * win, int rank);
+
+/* An epoch error: MPI_ERR_RMA_SYNC with a message saying what was wrong. */
+static inline int mm_rma_sync_error(const char *fn, const char *why)
+{
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, fn, __LINE__,
+                                MPI_ERR_RMA_SYNC, "**mm|rmasync", "**mm|rmasync %s", why);
+}
+
+#endif /* MM_RMA_H_INCLUDED */

@@ -1,0 +1,307 @@
+/*
+ * mm device: the target side of RMA — applying operations that arrive, and the window
+ * lock every origin takes with MPI_Win_lock / MPI_Win_lock_all.
+ *
+ * Operations are applied by this process's progress engine when their packet is
+ * complete, so a target serves them whenever it is inside any MPI call; a target that
+ * never calls MPI holds its origins in their flush, unlock or fence (see README).
+ *
+ * The lock is granted in arrival order from one FIFO queue: a request is granted at once
+ * only when nobody waits before it and it is compatible with the holders (shared with
+ * shared), so a stream of shared requests cannot starve an exclusive one.
+ */
+
+#include "mm_rma.h"
+
+typedef struct mm_rma_rx {
+    mm_car_t car;
+    mm_pkt_t pkt;
+    char buf[];                 /* the packet's payload: mm_rma_hdr_t, datatype, data */
+} mm_rma_rx_t;
+
+/* The window a packet names, and a check that its sender really is that rank. */
+static int pkt_window(mm_vc_t * vc, const mm_pkt_t * pkt, MPIR_Win ** win_out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Win *win = mm_win_lookup(pkt->context_id);
+
+    MPIR_ERR_CHKANDJUMP2(win == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|rmawin",
+                         "**mm|rmawin %d %d", vc->lpid, (int) pkt->context_id);
+    MPIR_ERR_CHKANDJUMP3(pkt->rank < 0 || pkt->rank >= win->comm_ptr->local_size ||
+                         mm_comm_lpid(win->comm_ptr, pkt->rank) != vc->lpid, mpi_errno,
+                         MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
+                         pkt->version, pkt->kind);
+    *win_out = win;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int mm_rma_handle_op(mm_vc_t * vc, const mm_pkt_t * pkt)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Win *win;
+    mm_rma_rx_t *rx;
+
+    mpi_errno = pkt_window(vc, pkt, &win);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP3(pkt->data_sz < sizeof(mm_rma_hdr_t), mpi_errno, MPI_ERR_OTHER,
+                         "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,
+                         pkt->kind);
+    rx = MPL_malloc(sizeof(mm_rma_rx_t) + pkt->data_sz, MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(rx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "incoming RMA operation");
+    memset(&rx->car, 0, sizeof(rx->car));
+    rx->pkt = *pkt;
+    rx->car.kind = MM_CAR_DATA;
+    rx->car.dir = MM_CAR_READ;
+    rx->car.flags = MM_CAR_FLAG_RMA;
+    rx->car.vc = vc;
+    mm_buf_init_contig(&rx->car.buf, rx->buf, pkt->data_sz);
+    mpi_errno = vc->method->post_read(&rx->car);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Where the operation's target buffer starts, and whether all of it is in the window. */
+static int target_addr(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
+                       char **addr_out)
+{
+    MPI_Aint extent, true_lb, true_extent, true_ub, lo, hi;
+    char *addr;
+
+    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        addr = (char *) (intptr_t) hdr->target_disp;
+    else
+        addr = (char *) win->base + hdr->target_disp * win->disp_unit;
+    *addr_out = addr;
+    if (hdr->target_count == 0)
+        return 1;
+    MPIR_Datatype_get_extent_macro(type, extent);
+    MPIR_Type_get_true_extent_impl(type, &true_lb, &true_extent);
+    true_ub = true_lb + true_extent;
+    lo = MPL_MIN(true_lb, true_lb + (hdr->target_count - 1) * extent);
+    hi = MPL_MAX(true_ub, true_ub + (hdr->target_count - 1) * extent);
+    return mm_win_range_ok(win, addr + lo, hi - lo);
+}
+
+/* Apply one operation; *result (malloc'ed, result_len bytes) is what the answer carries. */
+static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
+                    const char *data, void **result, int *errclass)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint actual, basic_size;
+    char *addr;
+    void *res = NULL;
+
+    if (!target_addr(win, hdr, type, &addr)) {
+        *errclass = MPI_ERR_RMA_RANGE;
+        goto fn_exit;
+    }
+    if (hdr->result_len > 0) {
+        res = MPL_malloc(hdr->result_len, MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(res == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "RMA answer");
+    }
+    switch (hdr->op) {
+        case MM_RMA_PUT:
+            mpi_errno = MPIR_Typerep_unpack(data, hdr->data_len, addr, hdr->target_count, type,
+                                            0, &actual);
+            break;
+        case MM_RMA_GET:
+            mpi_errno = MPIR_Typerep_pack(addr, hdr->target_count, type, 0, res,
+                                          hdr->result_len, &actual);
+            break;
+        case MM_RMA_ACC:
+        case MM_RMA_GET_ACC:
+            MPIR_Datatype_get_size_macro(hdr->basic_type, basic_size);
+            mpi_errno = mm_rma_acc_apply(win, addr, hdr->target_count, type, data,
+                                         (MPI_Aint) MPL_MAX(hdr->data_len, hdr->result_len) /
+                                         basic_size, hdr->basic_type, hdr->acc_op, res);
+            break;
+        case MM_RMA_CAS:
+            mpi_errno = mm_rma_cas_apply(win, addr, type, data, data + hdr->data_len / 2, res);
+            break;
+    }
+    if (mpi_errno)
+        *errclass = MPIR_ERR_GET_CLASS(mpi_errno);
+
+  fn_exit:
+    *result = res;
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int mm_rma_op_payload_done(mm_car_t * car)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_rma_rx_t *rx = (mm_rma_rx_t *) ((char *) car - offsetof(mm_rma_rx_t, car));
+    const mm_rma_hdr_t *hdr = (const mm_rma_hdr_t *) rx->buf;
+    const char *flat = rx->buf + sizeof(mm_rma_hdr_t);
+    MPIR_Win *win = mm_win_lookup(rx->pkt.context_id);
+    MPIR_Datatype *dt = NULL;
+    MPI_Datatype type = hdr->target_type;
+    void *result = NULL;
+    int errclass = 0;
+
+    /* The window cannot go away while an origin has operations on it unanswered. */
+    MPIR_Assert(win != NULL);
+    MPIR_ERR_CHKANDJUMP3(hdr->op == 0 || hdr->op >= MM_RMA_OP_LAST ||
+                         sizeof(mm_rma_hdr_t) + hdr->flat_sz + hdr->data_len !=
+                         rx->pkt.data_sz, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
+                         "**mm|badpkt %d %d %d", car->vc->lpid, rx->pkt.version,
+                         rx->pkt.kind);
+    if (hdr->flat_sz > 0) {
+        /* The origin's derived datatype, rebuilt here for the length of the operation. */
+        dt = (MPIR_Datatype *) MPIR_Handle_obj_alloc(&MPIR_Datatype_mem);
+        MPIR_ERR_CHKANDJUMP1(dt == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "RMA target datatype");
+        MPIR_Object_set_ref(dt, 1);
+        mpi_errno = MPIR_Typerep_unflatten(dt, (void *) flat);
+        MPIR_ERR_CHECK(mpi_errno);
+        type = dt->handle;
+    }
+    mpi_errno = op_apply(win, hdr, type, flat + hdr->flat_sz, &result, &errclass);
+    /* A failure to apply is the origin's error, reported in the answer; the target goes on. */
+    mpi_errno = mm_rma_send_resp(win, car->vc, rx->pkt.sreq, errclass, result,
+                                 errclass ? 0 : hdr->result_len);
+
+  fn_exit:
+    if (dt)
+        MPIR_Datatype_ptr_release(dt);
+    MPL_free(result);
+    MPL_free(rx);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* --- the window lock --- */
+
+static int lock_compatible(MPIR_Win * win, int type)
+{
+    if (win->dev.lock_excl)
+        return 0;
+    return type == MPI_LOCK_SHARED || win->dev.lock_shared == 0;
+}
+
+static int lock_grant(MPIR_Win * win, int rank, int type)
+{
+    if (type == MPI_LOCK_EXCLUSIVE)
+        win->dev.lock_excl = 1;
+    else
+        win->dev.lock_shared++;
+    return mm_rma_send_ctrl(win, rank, MM_RMA_LOCK_GRANT, (uint64_t) type);
+}
+
+/* Grant the queue's head, and those behind it, while they are compatible. */
+static int lock_grant_waiters(MPIR_Win * win)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    while (win->dev.lockq_head && lock_compatible(win, win->dev.lockq_head->type)) {
+        mm_lock_waiter_t *w = win->dev.lockq_head;
+
+        win->dev.lockq_head = w->next;
+        if (win->dev.lockq_head == NULL)
+            win->dev.lockq_tail = NULL;
+        mpi_errno = lock_grant(win, w->rank, w->type);
+        MPL_free(w);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+static int lock_request(MPIR_Win * win, int rank, int type)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_lock_waiter_t *w;
+
+    if (win->dev.lockq_head == NULL && lock_compatible(win, type))
+        return lock_grant(win, rank, type);
+    w = MPL_malloc(sizeof(*w), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(w == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "lock request");
+    w->rank = rank;
+    w->type = type;
+    w->next = NULL;
+    if (win->dev.lockq_tail)
+        win->dev.lockq_tail->next = w;
+    else
+        win->dev.lockq_head = w;
+    win->dev.lockq_tail = w;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+static int lock_release(MPIR_Win * win, int rank, int type)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    if (type == MPI_LOCK_EXCLUSIVE)
+        win->dev.lock_excl = 0;
+    else if (win->dev.lock_shared > 0)
+        win->dev.lock_shared--;
+    mpi_errno = mm_rma_send_ctrl(win, rank, MM_RMA_UNLOCK_ACK, 0);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = lock_grant_waiters(win);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int mm_rma_handle_ctrl(mm_vc_t * vc, const mm_pkt_t * pkt)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Win *win;
+    mm_win_peer_t *peer;
+
+    mpi_errno = pkt_window(vc, pkt, &win);
+    MPIR_ERR_CHECK(mpi_errno);
+    peer = &win->dev.peers[pkt->rank];
+    switch (pkt->tag) {
+        case MM_RMA_LOCK_REQ:
+            mpi_errno = lock_request(win, pkt->rank, (int) pkt->sreq);
+            break;
+        case MM_RMA_UNLOCK:
+            mpi_errno = lock_release(win, pkt->rank, (int) pkt->sreq);
+            break;
+        case MM_RMA_LOCK_GRANT:
+            if (peer->lock == MM_PEER_LOCK_WAIT)
+                peer->lock = MM_PEER_LOCKED;
+            break;
+        case MM_RMA_UNLOCK_ACK:
+            if (peer->lock == MM_PEER_UNLOCK_WAIT)
+                peer->lock = MM_PEER_UNLOCKED;
+            break;
+        case MM_RMA_POST:
+            peer->posts++;
+            break;
+        case MM_RMA_COMPLETE:
+            win->dev.completes++;
+            break;
+        default:
+            MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
+                                 "**mm|badpkt %d %d %d", vc->lpid, pkt->version, pkt->kind);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
