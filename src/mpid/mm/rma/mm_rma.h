@@ -123,6 +123,23 @@ typedef struct mm_win_region {
     struct mm_win_region *next;
 } mm_win_region_t;
 
+/* One operation as the MPID_ entry points describe it. */
+typedef struct mm_rma_args {
+    int op;                     /* MM_RMA_* */
+    const void *origin;         /* data sent: put, accumulates, CAS's new value */
+    MPI_Aint ocount;
+    MPI_Datatype otype;
+    const void *compare;        /* CAS */
+    void *result;               /* where the answer's data goes: get's origin buffer, the */
+    MPI_Aint rcount;            /* result buffer of the fetching accumulates */
+    MPI_Datatype rtype;
+    int target;
+    MPI_Aint tdisp;
+    MPI_Aint tcount;
+    MPI_Datatype ttype;
+    MPI_Op acc_op;
+} mm_rma_args_t;
+
 /* --- windows (mm_win.c) --- */
 MPIR_Win *mm_win_lookup(uint32_t key);
 /* Is [addr, addr+len) inside memory the window exposes? */
@@ -160,6 +177,19 @@ static inline int mm_win_acc_atomic(MPIR_Win * win)
 {
     return win->dev.acc_lock != &win->dev.acc_lock_local;
 }
+
+/* --- memory this process maps (mm_rma_direct.c) --- */
+/* Is target's memory mapped here (an MPI_Win_allocate(_shared) peer on this node, or
+ * ourselves)? Then operations on it are loads and stores, not messages. */
+static inline int mm_rma_is_direct(MPIR_Win * win, int target)
+{
+    return win->dev.peers[target].shm_base != NULL;
+}
+
+/* Perform one operation on a directly reachable target, complete when this returns.
+ * basic is the element type of an accumulate; data_len/result_len as on the wire. */
+int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
+                  MPI_Aint data_len, MPI_Aint result_len);
 
 /* --- synchronization (mm_rma_sync.c) --- */
 /* Progress until every operation to rank (all ranks if rank < 0) is answered. */

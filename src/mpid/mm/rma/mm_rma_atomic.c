@@ -5,12 +5,14 @@
  * on the same location with the same basic type. Every path that updates a window
  * location goes through here.
  *
- * Memory that only its owner's target handlers update (windows of MPI_Win_create,
- * MPI_Win_allocate, MPI_Win_create_dynamic) needs nothing more: this process applies the
- * operations one at a time, so each is atomic with respect to all others, and a large
- * accumulate runs at the speed of the op's own loop. Memory other processes may update
- * directly (mm_win_acc_atomic: MPI_Win_allocate_shared) takes one of two paths, fixed
- * per (type, op, location), so the two never meet on one location:
+ * Memory that only its owner process updates (windows of MPI_Win_create and
+ * MPI_Win_create_dynamic, and MPI_Win_allocate memory of a process alone on its node)
+ * needs nothing more: this process applies the operations one at a time, its own direct
+ * ones included, so each is atomic with respect to all others, and a large accumulate
+ * runs at the speed of the op's own loop. Memory other processes may update directly
+ * (mm_win_acc_atomic: a node segment of MPI_Win_allocate or MPI_Win_allocate_shared)
+ * takes one of two paths, fixed per (type, op, location), so the two never meet on one
+ * location:
  *
  *   CPU atomics  predefined, non-pair element types of 1, 2, 4 or 8 bytes, at an address
  *                aligned to that size, any predefined op except MAXLOC/MINLOC: one

@@ -259,21 +259,6 @@ int mm_rma_handle_pkt(mm_vc_t * vc, const mm_pkt_t * pkt)
 
 /* --- issuing operations --- */
 
-typedef struct rma_args {
-    int op;                     /* MM_RMA_* */
-    const void *origin;         /* data sent: put, accumulates, CAS's new value */
-    MPI_Aint ocount;
-    MPI_Datatype otype;
-    const void *compare;        /* CAS */
-    void *result;               /* where the answer's data goes: get's origin buffer, the */
-    MPI_Aint rcount;            /* result buffer of the fetching accumulates */
-    MPI_Datatype rtype;
-    int target;
-    MPI_Aint tdisp;
-    MPI_Aint tcount;
-    MPI_Datatype ttype;
-    MPI_Op acc_op;
-} rma_args_t;
 
 /* May this origin access target now? Moves a fresh fence epoch to "operations issued". */
 static int epoch_allows(MPIR_Win * win, int target)
@@ -320,7 +305,7 @@ static int request_done_now(MPIR_Win * win, MPIR_Request ** ureq)
     return MPI_SUCCESS;
 }
 
-static int rma_issue(MPIR_Win * win, const rma_args_t * a, MPIR_Request ** ureq)
+static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint tsize, osize = 0, data_len = 0, result_len = 0, copy_len, flat_len = 0;
@@ -380,6 +365,13 @@ static int rma_issue(MPIR_Win * win, const rma_args_t * a, MPIR_Request ** ureq)
                             "**dtypemismatch");
         mpi_errno = (*MPIR_OP_HDL_TO_DTYPE_FN(a->acc_op)) (basic);
         MPIR_ERR_CHECK(mpi_errno);
+    }
+    if (mm_rma_is_direct(win, a->target)) {
+        mpi_errno = mm_rma_direct(win, a, basic, data_len, result_len);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (ureq)
+            mpi_errno = request_done_now(win, ureq);
+        goto fn_exit;
     }
     if (!MPIR_DATATYPE_IS_PREDEFINED(a->ttype)) {
         MPIR_Datatype_get_flattened(a->ttype, &flat, &flat_sz);
@@ -470,7 +462,7 @@ int MPID_Put(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin
              int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
              MPI_Datatype target_datatype, MPIR_Win * win)
 {
-    rma_args_t a = {.op = MM_RMA_PUT,.origin = origin_addr,.ocount = origin_count,
+    mm_rma_args_t a = {.op = MM_RMA_PUT,.origin = origin_addr,.ocount = origin_count,
         .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
         .tcount = target_count,.ttype = target_datatype,.acc_op = MPI_OP_NULL,
         .rtype = MPI_DATATYPE_NULL
@@ -482,7 +474,7 @@ int MPID_Get(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datat
              int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
              MPI_Datatype target_datatype, MPIR_Win * win)
 {
-    rma_args_t a = {.op = MM_RMA_GET,.otype = MPI_DATATYPE_NULL,.result = origin_addr,
+    mm_rma_args_t a = {.op = MM_RMA_GET,.otype = MPI_DATATYPE_NULL,.result = origin_addr,
         .rcount = origin_count,.rtype = origin_datatype,.target = target_rank,
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,
         .acc_op = MPI_OP_NULL
@@ -494,7 +486,7 @@ int MPID_Accumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype
                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win)
 {
-    rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
+    mm_rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
         .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
         .tcount = target_count,.ttype = target_datatype,.acc_op = op,
         .rtype = MPI_DATATYPE_NULL
@@ -508,7 +500,7 @@ int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
                         MPI_Aint target_count, MPI_Datatype target_datatype, MPI_Op op,
                         MPIR_Win * win)
 {
-    rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
+    mm_rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
         .otype = op == MPI_NO_OP ? MPI_DATATYPE_NULL : origin_datatype,.result = result_addr,
         .rcount = result_count,.rtype = result_datatype,.target = target_rank,
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op
@@ -527,7 +519,7 @@ int MPID_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                           MPIR_Win * win)
 {
-    rma_args_t a = {.op = MM_RMA_CAS,.origin = origin_addr,.ocount = 1,.otype = datatype,
+    mm_rma_args_t a = {.op = MM_RMA_CAS,.origin = origin_addr,.ocount = 1,.otype = datatype,
         .compare = compare_addr,.result = result_addr,.rcount = 1,.rtype = datatype,
         .target = target_rank,.tdisp = target_disp,.tcount = 1,.ttype = datatype,
         .acc_op = MPI_OP_NULL
@@ -539,7 +531,7 @@ int MPID_Rput(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
               int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
               MPI_Datatype target_datatype, MPIR_Win * win, MPIR_Request ** request)
 {
-    rma_args_t a = {.op = MM_RMA_PUT,.origin = origin_addr,.ocount = origin_count,
+    mm_rma_args_t a = {.op = MM_RMA_PUT,.origin = origin_addr,.ocount = origin_count,
         .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
         .tcount = target_count,.ttype = target_datatype,.acc_op = MPI_OP_NULL,
         .rtype = MPI_DATATYPE_NULL
@@ -551,7 +543,7 @@ int MPID_Rget(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_data
               int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
               MPI_Datatype target_datatype, MPIR_Win * win, MPIR_Request ** request)
 {
-    rma_args_t a = {.op = MM_RMA_GET,.otype = MPI_DATATYPE_NULL,.result = origin_addr,
+    mm_rma_args_t a = {.op = MM_RMA_GET,.otype = MPI_DATATYPE_NULL,.result = origin_addr,
         .rcount = origin_count,.rtype = origin_datatype,.target = target_rank,
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,
         .acc_op = MPI_OP_NULL
@@ -564,7 +556,7 @@ int MPID_Raccumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatyp
                      MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win,
                      MPIR_Request ** request)
 {
-    rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
+    mm_rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
         .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
         .tcount = target_count,.ttype = target_datatype,.acc_op = op,
         .rtype = MPI_DATATYPE_NULL
@@ -578,7 +570,7 @@ int MPID_Rget_accumulate(const void *origin_addr, MPI_Aint origin_count,
                          MPI_Aint target_count, MPI_Datatype target_datatype, MPI_Op op,
                          MPIR_Win * win, MPIR_Request ** request)
 {
-    rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
+    mm_rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
         .otype = op == MPI_NO_OP ? MPI_DATATYPE_NULL : origin_datatype,.result = result_addr,
         .rcount = result_count,.rtype = result_datatype,.target = target_rank,
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op

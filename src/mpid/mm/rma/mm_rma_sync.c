@@ -56,7 +56,12 @@ static int take_error(MPIR_Win * win)
 
 int mm_rma_flush_wait(MPIR_Win * win, int rank)
 {
-    int mpi_errno = wait_while(win, ops_pending, rank);
+    int mpi_errno;
+
+    /* Stores made directly into a node segment (mm_rma_direct.c) are complete; make them
+     * visible before whatever message or barrier ends the epoch. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    mpi_errno = wait_while(win, ops_pending, rank);
     return mpi_errno ? mpi_errno : take_error(win);
 }
 

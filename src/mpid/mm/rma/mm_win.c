@@ -8,12 +8,13 @@
  * no member can send it a packet before it exists; MPI_Win_free ends with a barrier after
  * all of its traffic is answered, so no packet outlives it.
  *
- * Memory: MPI_Win_create exposes the user's buffer, MPI_Win_allocate memory of ours,
- * MPI_Win_create_dynamic whatever is attached (target displacements are addresses), and
- * MPI_Win_allocate_shared one POSIX shared-memory segment per window, laid out rank after
- * rank, that every member maps. The segment's first cache line holds the lock of the
- * accumulates that are not CPU atomics (mm_rma_atomic.c), so every process that may apply
- * one to the segment uses the same lock.
+ * Memory: MPI_Win_create exposes the user's buffer, MPI_Win_create_dynamic whatever is
+ * attached (target displacements are addresses), MPI_Win_allocate_shared one POSIX
+ * shared-memory segment per window, laid out rank after rank, that every member maps, and
+ * MPI_Win_allocate one such segment per node, shared by the members on that node. The
+ * segment's first cache line holds the lock of the accumulates that are not CPU atomics
+ * (mm_rma_atomic.c), so every process that may apply one to the segment uses the same
+ * lock. Whatever a process maps it reaches with loads and stores (mm_rma_direct.c).
  */
 
 #include "mm_rma.h"
@@ -229,6 +230,15 @@ static int win_init(MPI_Aint size, int disp_unit, int flavor, MPIR_Info * info,
 static int win_publish(MPIR_Win * win)
 {
     MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    mm_win_peer_t *self = &win->dev.peers[win->comm_ptr->rank];
+
+    /* Our own memory is always reachable directly (dynamic windows have no one base). */
+    if (self->shm_base == NULL && win->create_flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+        win->size > 0) {
+        self->shm_base = win->base;
+        self->shm_size = win->size;
+        self->shm_disp_unit = win->disp_unit;
+    }
 
     win->dev.next = win_list;
     win_list = win;
@@ -246,37 +256,9 @@ int MPID_Win_create(void *base, MPI_Aint size, int disp_unit, MPIR_Info * info,
     return win_publish(*win);
 }
 
-int MPID_Win_allocate(MPI_Aint size, int disp_unit, MPIR_Info * info, MPIR_Comm * comm,
-                      void *baseptr, MPIR_Win ** win)
-{
-    int mpi_errno = MPI_SUCCESS;
-    void *base = NULL;
-
-    mpi_errno = win_init(size, disp_unit, MPI_WIN_FLAVOR_ALLOCATE, info, comm, win);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (size > 0) {
-        if (posix_memalign(&base, MM_SHM_WIN_HEADER, (size_t) size) != 0)
-            base = NULL;
-        if (base == NULL) {
-            MPID_Win_free(win);
-            MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
-                                 "MPI_Win_allocate memory");
-        }
-    }
-    (*win)->base = base;
-    (*win)->dev.alloc_base = base;
-    *(void **) baseptr = base;
-    mpi_errno = win_publish(*win);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
 /* Create (rank 0) or open the window's segment and map it everywhere. The name is
  * removed once all members have it mapped, so nothing is left behind if a process dies. */
-static int shm_segment(MPIR_Win * win, size_t len)
+static int shm_segment(MPIR_Win * win, MPIR_Comm * comm, size_t len)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Errflag_t errflag = MPIR_ERR_NONE;
@@ -286,7 +268,7 @@ static int shm_segment(MPIR_Win * win, size_t len)
     int err = 0, fd = -1, ok;
     void *seg = MAP_FAILED;
 
-    if (win->comm_ptr->rank == 0) {
+    if (comm->rank == 0) {
         snprintf(name, sizeof(name), "/mm-win-%d-%u", (int) getpid(), counter++);
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
         if (fd < 0) {
@@ -302,13 +284,13 @@ static int shm_segment(MPIR_Win * win, size_t len)
             name[0] = 0;
         }
     }
-    mpi_errno = MPIR_Bcast(name, sizeof(name), MPI_CHAR, 0, win->comm_ptr, &errflag);
+    mpi_errno = MPIR_Bcast(name, sizeof(name), MPI_CHAR, 0, comm, &errflag);
     MPIR_ERR_CHECK(mpi_errno);
     if (name[0] == 0 && failed == NULL) {
         failed = "shm_open (on rank 0)";
         err = EIO;
     }
-    if (name[0] && win->comm_ptr->rank != 0) {
+    if (name[0] && comm->rank != 0) {
         fd = shm_open(name, O_RDWR, 0600);
         if (fd < 0) {
             failed = "shm_open";
@@ -326,9 +308,9 @@ static int shm_segment(MPIR_Win * win, size_t len)
         close(fd);
     /* Everyone must know whether everyone succeeded before the name goes away. */
     ok = failed == NULL;
-    mpi_errno = MPIR_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, win->comm_ptr, &errflag);
+    mpi_errno = MPIR_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
     MPIR_ERR_CHECK(mpi_errno);
-    if (win->comm_ptr->rank == 0 && name[0])
+    if (comm->rank == 0 && name[0])
         shm_unlink(name);
     if (!ok) {
         if (seg != MAP_FAILED)
@@ -380,7 +362,7 @@ int MPID_Win_allocate_shared(MPI_Aint size, int disp_unit, MPIR_Info * info, MPI
         off += sizes[2 * r];
     }
     len = off;
-    mpi_errno = shm_segment(win, len);
+    mpi_errno = shm_segment(win, win->comm_ptr, len);
     MPIR_ERR_CHECK(mpi_errno);
     for (int r = 0; r < n; r++)
         win->dev.peers[r].shm_base = (char *) win->dev.shm_seg +
@@ -398,6 +380,99 @@ int MPID_Win_allocate_shared(MPI_Aint size, int disp_unit, MPIR_Info * info, MPI
   fn_fail:
     if (win)
         MPID_Win_free(&win);
+    goto fn_exit;
+}
+
+/* MPI_Win_allocate: the members on one node share one segment, laid out as
+ * MPI_Win_allocate_shared would among them, so each reaches the others' memory with loads
+ * and stores (mm_rma_direct.c) and only origins on other nodes send operations. A member
+ * alone on its node, or a node where no segment can be made, uses private memory. */
+static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    MPIR_Comm *node = NULL;
+    MPI_Aint *recs = NULL;
+    size_t off;
+    int node_id, n;
+
+    mpi_errno = MPID_Get_node_id(win->comm_ptr, win->comm_ptr->rank, &node_id);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Comm_split_impl(win->comm_ptr, node_id, win->comm_ptr->rank, &node);
+    MPIR_ERR_CHECK(mpi_errno);
+    n = node->local_size;
+    if (n == 1)
+        goto fn_exit;
+    recs = MPL_malloc(3 * n * sizeof(MPI_Aint), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(recs == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "window node layout");
+    recs[3 * node->rank] = win->comm_ptr->rank;
+    recs[3 * node->rank + 1] = size;
+    recs[3 * node->rank + 2] = disp_unit;
+    mpi_errno = MPIR_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recs, 3, MPI_AINT, node,
+                               &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+    off = MM_SHM_WIN_HEADER;
+    for (int i = 0; i < n; i++) {
+        /* Each member's part on its own cache lines, as malloc would align it. */
+        off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_HEADER);
+        off += recs[3 * i + 1];
+    }
+    if (shm_segment(win, node, off) != MPI_SUCCESS)
+        goto fn_exit;   /* every member of the node saw it fail: all keep private memory */
+    off = MM_SHM_WIN_HEADER;
+    for (int i = 0; i < n; i++) {
+        mm_win_peer_t *peer = &win->dev.peers[recs[3 * i]];
+
+        off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_HEADER);
+        peer->shm_base = (char *) win->dev.shm_seg + off;
+        peer->shm_size = recs[3 * i + 1];
+        peer->shm_disp_unit = (int) recs[3 * i + 2];
+        off += recs[3 * i + 1];
+    }
+    win->dev.acc_lock = (volatile int *) win->dev.shm_seg;
+
+  fn_exit:
+    MPL_free(recs);
+    if (node)
+        MPIR_Comm_release(node);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int MPID_Win_allocate(MPI_Aint size, int disp_unit, MPIR_Info * info, MPIR_Comm * comm,
+                      void *baseptr, MPIR_Win ** win)
+{
+    int mpi_errno = MPI_SUCCESS;
+    void *base = NULL;
+
+    mpi_errno = win_init(size, disp_unit, MPI_WIN_FLAVOR_ALLOCATE, info, comm, win);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = alloc_node_segment(*win, size, disp_unit);
+    if (mpi_errno) {
+        MPID_Win_free(win);
+        goto fn_fail;
+    }
+    if ((*win)->dev.shm_seg) {
+        base = (*win)->dev.peers[(*win)->comm_ptr->rank].shm_base;
+    } else if (size > 0) {
+        if (posix_memalign(&base, MM_SHM_WIN_HEADER, (size_t) size) != 0)
+            base = NULL;
+        if (base == NULL) {
+            MPID_Win_free(win);
+            MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_NO_MEM, "**nomem", "**nomem %s",
+                                 "MPI_Win_allocate memory");
+        }
+        (*win)->dev.alloc_base = base;
+    }
+    (*win)->base = base;
+    *(void **) baseptr = base;
+    mpi_errno = win_publish(*win);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
     goto fn_exit;
 }
 

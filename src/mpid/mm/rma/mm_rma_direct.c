@@ -1,0 +1,115 @@
+/*
+ * mm device: RMA operations on memory this process maps — a same-node member of an
+ * MPI_Win_allocate or MPI_Win_allocate_shared window, or the origin's own part of any
+ * window but a dynamic one.
+ *
+ * Such an operation is a load/store done by the origin: no packet, no answer, nothing
+ * for the target's progress engine to do, and it is complete when it returns (so flush
+ * has nothing to wait for). The epoch rules are the same as for the messages (checked by
+ * the caller), and the lock of MPI_Win_lock is still granted by the target, because it
+ * orders our accesses with those of every other origin.
+ *
+ * Accumulates go through mm_rma_acc_apply like the ones the target applies for remote
+ * origins: on a node segment the CPU-atomic or segment-lock path, chosen per (type, op),
+ * so an update made here and one applied there for a tcp peer never race.
+ */
+
+#include "mm_rma.h"
+
+/* Does the target buffer (count x type at addr) lie inside the target's memory? */
+static int direct_range_ok(const mm_win_peer_t * peer, const char *addr, MPI_Aint count,
+                           MPI_Datatype type)
+{
+    MPI_Aint extent, true_lb, true_extent, lo, hi;
+
+    if (count == 0)
+        return 1;
+    MPIR_Datatype_get_extent_macro(type, extent);
+    MPIR_Type_get_true_extent_impl(type, &true_lb, &true_extent);
+    lo = MPL_MIN(true_lb, true_lb + (count - 1) * extent);
+    hi = MPL_MAX(true_lb + true_extent, true_lb + true_extent + (count - 1) * extent);
+    return addr + lo >= (const char *) peer->shm_base &&
+        addr + hi <= (const char *) peer->shm_base + peer->shm_size;
+}
+
+/* The bytes of (buf, count, type) as one contiguous block: the buffer itself when it is
+ * contiguous, else a packed copy (*tmp, to free). */
+static int packed_view(const void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
+                       const char **view, void **tmp)
+{
+    int contig;
+    MPI_Aint true_lb, actual;
+
+    *tmp = NULL;
+    MPIR_Datatype_is_contig(type, &contig);
+    if (contig) {
+        MPIR_Datatype_get_true_lb(type, &true_lb);
+        *view = (const char *) buf + true_lb;
+        return MPI_SUCCESS;
+    }
+    *tmp = MPL_malloc(len, MPL_MEM_RMA);
+    if (*tmp == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                                    "RMA origin staging buffer");
+    *view = *tmp;
+    return MPIR_Typerep_pack(buf, count, type, 0, *tmp, len, &actual);
+}
+
+int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
+                  MPI_Aint data_len, MPI_Aint result_len)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const mm_win_peer_t *peer = &win->dev.peers[a->target];
+    char *addr = (char *) peer->shm_base + a->tdisp * peer->shm_disp_unit;
+    void *src_tmp = NULL, *res = NULL;
+    const char *src = NULL;
+    MPI_Aint basic_size, actual;
+
+    MPIR_ERR_CHKANDJUMP2(!direct_range_ok(peer, addr, a->tcount, a->ttype), mpi_errno,
+                         MPI_ERR_RMA_RANGE, "**mm|rmarange", "**mm|rmarange %d %L",
+                         a->target, (long long) a->tdisp);
+    switch (a->op) {
+        case MM_RMA_PUT:
+            mpi_errno = MPIR_Localcopy(a->origin, a->ocount, a->otype, addr, a->tcount,
+                                       a->ttype);
+            break;
+        case MM_RMA_GET:
+            mpi_errno = MPIR_Localcopy(addr, a->tcount, a->ttype, a->result, a->rcount,
+                                       a->rtype);
+            break;
+        case MM_RMA_ACC:
+        case MM_RMA_GET_ACC:
+            if (data_len > 0) {
+                mpi_errno = packed_view(a->origin, a->ocount, a->otype, data_len, &src,
+                                        &src_tmp);
+                MPIR_ERR_CHECK(mpi_errno);
+            }
+            if (result_len > 0) {
+                res = MPL_malloc(result_len, MPL_MEM_RMA);
+                MPIR_ERR_CHKANDJUMP1(res == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                                     "**nomem %s", "RMA result staging buffer");
+            }
+            MPIR_Datatype_get_size_macro(basic, basic_size);
+            mpi_errno = mm_rma_acc_apply(win, addr, a->tcount, a->ttype, src,
+                                         MPL_MAX(data_len, result_len) / basic_size, basic,
+                                         a->acc_op, res);
+            MPIR_ERR_CHECK(mpi_errno);
+            if (result_len > 0)
+                mpi_errno = MPIR_Typerep_unpack(res, result_len, a->result, a->rcount,
+                                                a->rtype, 0, &actual);
+            break;
+        case MM_RMA_CAS:
+            mpi_errno = mm_rma_cas_apply(win, addr, a->ttype, a->origin, a->compare,
+                                         a->result);
+            break;
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPL_free(src_tmp);
+    MPL_free(res);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
