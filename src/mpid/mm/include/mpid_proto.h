@@ -149,6 +149,12 @@ int MPID_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 int MPID_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                           MPIR_Win *win);
+/* MPI_Rmw / MPI_Rmw2 (rma/mm_rma_rmw.c); op is an MPI_RMW_* / MPI_RMW2_* constant */
+int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *result_addr,
+             int target_rank, MPI_Aint target_disp, int assert, int op, MPIR_Win *win);
+int MPID_Rmw2(const void *operand_addr, int count, MPI_Datatype datatype,
+              const void *operand2_addr, void *result_addr, int target_rank,
+              MPI_Aint target_disp, int assert, int op, MPIR_Win *win);
 int MPID_Rput(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
               MPI_Datatype target_datatype, MPIR_Win *win, MPIR_Request **request);

@@ -70,6 +70,8 @@ enum {
     MM_RMA_ACC,
     MM_RMA_GET_ACC,             /* also MPI_Fetch_and_op */
     MM_RMA_CAS,
+    MM_RMA_RMW2,                /* MPI_Rmw2: acc_op is the MPI_RMW2_* op, the data is the
+                                 * operand then operand2, count elements each */
     MM_RMA_OP_LAST
 };
 
@@ -90,11 +92,15 @@ typedef struct mm_rma_hdr {
     int32_t target_type;        /* MPI_Datatype when builtin */
     int32_t basic_type;         /* accumulates: the element type of the data */
     int32_t acc_op;             /* accumulates: the MPI_Op */
-    uint32_t reserved;
+    uint32_t flags;             /* MM_RMA_HDR_* */
     uint64_t data_len;          /* origin data bytes after the datatype (CAS: the new value,
                                  * followed by as many bytes of compare value) */
     uint64_t result_len;        /* bytes the answer carries */
 } mm_rma_hdr_t;
+
+/* mm_rma_hdr_t.flags */
+#define MM_RMA_HDR_IMPLICIT_LOCK 0x1    /* MPI_MODE_PASSIVE_EPOCH_IMPLICIT: the operation is a
+                                         * whole exclusive-lock epoch at the target */
 
 /* An origin's record of one target of the window. */
 typedef struct mm_win_peer {
@@ -113,6 +119,8 @@ typedef struct mm_win_peer {
 typedef struct mm_lock_waiter {
     int rank;
     int type;
+    void *op;                   /* an implicit-epoch operation (MPI_Rmw) to apply once
+                                 * granted, instead of sending a grant; NULL: a LOCK_REQ */
     struct mm_lock_waiter *next;
 } mm_lock_waiter_t;
 
@@ -137,7 +145,11 @@ typedef struct mm_rma_args {
     MPI_Aint tdisp;
     MPI_Aint tcount;
     MPI_Datatype ttype;
-    MPI_Op acc_op;
+    MPI_Op acc_op;              /* MM_RMA_RMW2: the MPI_RMW2_* op */
+    int implicit;               /* an MPI_Rmw implicit epoch: no epoch check here; with
+                                 * MM_RMA_HDR_IMPLICIT_LOCK the target takes its lock */
+    uint32_t hdr_flags;
+    int copy_origin;            /* origin data goes before the operation completes: copy it */
 } mm_rma_args_t;
 
 /* --- windows (mm_win.c) --- */
@@ -146,6 +158,9 @@ MPIR_Win *mm_win_lookup(uint32_t key);
 int mm_win_range_ok(MPIR_Win * win, const char *addr, MPI_Aint len);
 
 /* --- the wire (mm_rma_ops.c) --- */
+/* Issue one operation (the MPID_ entry points and MPI_Rmw); *ureq, if given, gets a
+ * request that completes with it. */
+int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq);
 /* The VC of a rank of the window. */
 int mm_rma_vc(MPIR_Win * win, int rank, mm_vc_t ** vc_out);
 /* Send a header-only RMA_CTRL packet to rank. */
@@ -170,6 +185,14 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
 /* Compare-and-swap of one element; the previous value goes to old. */
 int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *newval,
                      const void *compare, void *old);
+
+/* MPI_Rmw2 on nelem elements of basic type: operand and operand2 packed, the previous
+ * contents to old (packed). Same atomicity rule as the accumulates. */
+int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
+                      const void *operand, const void *operand2, MPI_Aint nelem,
+                      MPI_Datatype basic, int op, void *old);
+/* Is op an MPI_RMW2_* op defined on basic (MPI_SUCCESS), else an MPI_ERR_OP code. */
+int mm_rma_rmw2_check(int op, MPI_Datatype basic);
 
 /* Other processes may update the window's memory directly (its accumulate lock lives in
  * a shared segment): accumulates use CPU atomics where they can. */

@@ -223,3 +223,204 @@ int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *
     }
     return MPI_SUCCESS;
 }
+
+/* --- MPI_Rmw2 (mask-swap and the compare-swaps) ---
+ *
+ * The same two paths: on memory other processes may update, elements of 1, 2, 4 or 8
+ * bytes are one compare-and-swap loop each (the new value computed from the loaded one),
+ * long double holds the accumulate lock; memory only its owner updates is plain loads and
+ * stores. Element types: mask-swap takes the integer types (and MPI_BYTE); COMP_SWAP and
+ * _NE any integer or floating type (floating compare, so -0.0 == 0.0); _GT/_GE/_LT/_LE
+ * integer and floating types, in the type's own order (signed or unsigned). */
+
+enum { RMW2_SINT = 1, RMW2_UINT, RMW2_FLOAT };
+
+static int rmw2_class(MPI_Datatype t)
+{
+    switch (t) {
+        case MPI_CHAR:
+        case MPI_SIGNED_CHAR:
+        case MPI_SHORT:
+        case MPI_INT:
+        case MPI_LONG:
+        case MPI_LONG_LONG:
+        case MPI_INT8_T:
+        case MPI_INT16_T:
+        case MPI_INT32_T:
+        case MPI_INT64_T:
+        case MPI_AINT:
+        case MPI_OFFSET:
+        case MPI_COUNT:
+        case MPI_WCHAR:
+            return RMW2_SINT;
+        case MPI_BYTE:
+        case MPI_UNSIGNED_CHAR:
+        case MPI_UNSIGNED_SHORT:
+        case MPI_UNSIGNED:
+        case MPI_UNSIGNED_LONG:
+        case MPI_UNSIGNED_LONG_LONG:
+        case MPI_UINT8_T:
+        case MPI_UINT16_T:
+        case MPI_UINT32_T:
+        case MPI_UINT64_T:
+            return RMW2_UINT;
+        case MPI_FLOAT:
+        case MPI_DOUBLE:
+        case MPI_LONG_DOUBLE:
+            return RMW2_FLOAT;
+        default:
+            return 0;
+    }
+}
+
+int mm_rma_rmw2_check(int op, MPI_Datatype basic)
+{
+    int cls = rmw2_class(basic);
+    const char *why = NULL;
+
+    if (op < MPI_RMW2_MASK_SWAP || op > MPI_RMW2_COMP_SWAP_NE)
+        why = "not an MPI_RMW2_* operation";
+    else if (cls == 0)
+        why = "MPI_Rmw2 takes integer and floating types only";
+    else if (op == MPI_RMW2_MASK_SWAP && cls == RMW2_FLOAT)
+        why = "MPI_RMW2_MASK_SWAP takes integer types only";
+    if (why == NULL)
+        return MPI_SUCCESS;
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPI_ERR_OP, "**mm|rmwop", "**mm|rmwop %d %s", op, why);
+}
+
+/* Does the compare-swap op replace old (comparand op old)? */
+#define MM_RMW2_COND(a_, o_)                                                             \
+    (op == MPI_RMW2_COMP_SWAP ? (a_) == (o_) : op == MPI_RMW2_COMP_SWAP_NE ? (a_) != (o_) : \
+     op == MPI_RMW2_COMP_SWAP_GT ? (a_) > (o_) : op == MPI_RMW2_COMP_SWAP_GE ? (a_) >= (o_) : \
+     op == MPI_RMW2_COMP_SWAP_LT ? (a_) < (o_) : (a_) <= (o_))
+
+#define MM_RMW2_INT(T)                                                                   \
+    do {                                                                                 \
+        T o_, a_, b_, n_;                                                                \
+        memcpy(&o_, old, sizeof(T));                                                     \
+        memcpy(&a_, a, sizeof(T));                                                       \
+        memcpy(&b_, b, sizeof(T));                                                       \
+        if (op == MPI_RMW2_MASK_SWAP)                                                    \
+            n_ = (T) ((o_ & ~a_) | (b_ & a_));                                           \
+        else                                                                             \
+            n_ = MM_RMW2_COND(a_, o_) ? b_ : o_;                                         \
+        memcpy(out, &n_, sizeof(T));                                                     \
+    } while (0)
+
+#define MM_RMW2_FLOAT(T)                                                                 \
+    do {                                                                                 \
+        T o_, a_, b_;                                                                    \
+        memcpy(&o_, old, sizeof(T));                                                     \
+        memcpy(&a_, a, sizeof(T));                                                       \
+        memcpy(&b_, b, sizeof(T));                                                       \
+        memcpy(out, MM_RMW2_COND(a_, o_) ? (const void *) b : old, sizeof(T));           \
+    } while (0)
+
+/* out = the element's new value, given its old value and the two operands. */
+static void rmw2_elem(int op, MPI_Datatype basic, const void *old, const void *a,
+                      const void *b, void *out)
+{
+    int cls = rmw2_class(basic);
+    MPI_Aint sz;
+
+    MPIR_Datatype_get_size_macro(basic, sz);
+    if (cls == RMW2_FLOAT) {
+        if (basic == MPI_FLOAT)
+            MM_RMW2_FLOAT(float);
+        else if (basic == MPI_DOUBLE)
+            MM_RMW2_FLOAT(double);
+        else
+            MM_RMW2_FLOAT(long double);
+    } else if (cls == RMW2_SINT) {
+        if (sz == 1)
+            MM_RMW2_INT(int8_t);
+        else if (sz == 2)
+            MM_RMW2_INT(int16_t);
+        else if (sz == 4)
+            MM_RMW2_INT(int32_t);
+        else
+            MM_RMW2_INT(int64_t);
+    } else {
+        if (sz == 1)
+            MM_RMW2_INT(uint8_t);
+        else if (sz == 2)
+            MM_RMW2_INT(uint16_t);
+        else if (sz == 4)
+            MM_RMW2_INT(uint32_t);
+        else
+            MM_RMW2_INT(uint64_t);
+    }
+}
+
+#define MM_RMW2_CAS(T)                                                                   \
+    do {                                                                                 \
+        T cur_ = __atomic_load_n((T *) p, __ATOMIC_SEQ_CST), new_;                       \
+        do {                                                                             \
+            rmw2_elem(op, basic, &cur_, a, b, &new_);                                    \
+            if (new_ == cur_)                                                            \
+                break;          /* nothing to write: the load was the atomic read */     \
+        } while (!__atomic_compare_exchange_n((T *) p, &cur_, new_, 0, __ATOMIC_SEQ_CST, \
+                                              __ATOMIC_SEQ_CST));                        \
+        memcpy(o, &cur_, sizeof(T));                                                     \
+    } while (0)
+
+int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
+                      const void *operand, const void *operand2, MPI_Aint nelem,
+                      MPI_Datatype basic, int op, void *old)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint bsz, len = 0;
+    size_t sz;
+    struct iovec one, *iov = &one;
+    MPI_Aint niov = 1;
+    int aligned = 1, locked = 0;
+    const char *a = operand, *b = operand2;
+    char *o = old;
+
+    mpi_errno = mm_rma_rmw2_check(op, basic);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_Datatype_get_size_macro(basic, bsz);
+    sz = (size_t) bsz;
+    len = nelem * bsz;
+    if (MPIR_DATATYPE_IS_PREDEFINED(type)) {
+        one.iov_base = addr;
+        one.iov_len = len;
+    } else {
+        mpi_errno = target_segments(addr, count, type, len, &iov, &niov);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    for (MPI_Aint i = 0; i < niov && aligned; i++)
+        aligned = ((uintptr_t) iov[i].iov_base % sz) == 0 && iov[i].iov_len % sz == 0;
+    if (!mm_win_acc_atomic(win) || !aligned || lockfree_size(basic, MPI_REPLACE) == 0) {
+        acc_lock(win->dev.acc_lock);
+        locked = 1;
+    }
+    for (MPI_Aint i = 0; i < niov; i++) {
+        char *p = iov[i].iov_base;
+        for (size_t k = 0; k + sz <= iov[i].iov_len; k += sz, p += sz, a += sz, b += sz, o += sz) {
+            if (locked) {
+                memcpy(o, p, sz);
+                rmw2_elem(op, basic, o, a, b, p);
+            } else if (sz == 1) {
+                MM_RMW2_CAS(uint8_t);
+            } else if (sz == 2) {
+                MM_RMW2_CAS(uint16_t);
+            } else if (sz == 4) {
+                MM_RMW2_CAS(uint32_t);
+            } else {
+                MM_RMW2_CAS(uint64_t);
+            }
+        }
+    }
+    if (locked)
+        acc_unlock(win->dev.acc_lock);
+
+  fn_exit:
+    if (iov != &one)
+        MPL_free(iov);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

@@ -99,6 +99,32 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
                 mpi_errno = MPIR_Typerep_unpack(res, result_len, a->result, a->rcount,
                                                 a->rtype, 0, &actual);
             break;
+        case MM_RMA_RMW2:
+            {
+                void *src2_tmp = NULL;
+                const char *src2 = NULL;
+                MPI_Aint half = data_len / 2;
+
+                mpi_errno = packed_view(a->origin, a->ocount, a->otype, half, &src, &src_tmp);
+                MPIR_ERR_CHECK(mpi_errno);
+                mpi_errno = packed_view(a->compare, a->ocount, a->otype, half, &src2,
+                                        &src2_tmp);
+                MPIR_ERR_CHECK(mpi_errno);
+                res = MPL_malloc(MPL_MAX(result_len, 1), MPL_MEM_RMA);
+                if (res == NULL) {
+                    MPL_free(src2_tmp);
+                    MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                                         "RMA result staging buffer");
+                }
+                MPIR_Datatype_get_size_macro(basic, basic_size);
+                mpi_errno = mm_rma_rmw2_apply(win, addr, a->tcount, a->ttype, src, src2,
+                                              half / basic_size, basic, a->acc_op, res);
+                MPL_free(src2_tmp);
+                MPIR_ERR_CHECK(mpi_errno);
+                mpi_errno = MPIR_Typerep_unpack(res, result_len, a->result, a->rcount,
+                                                a->rtype, 0, &actual);
+            }
+            break;
         case MM_RMA_CAS:
             mpi_errno = mm_rma_cas_apply(win, addr, a->ttype, a->origin, a->compare,
                                          a->result);

@@ -305,7 +305,7 @@ static int request_done_now(MPIR_Win * win, MPIR_Request ** ureq)
     return MPI_SUCCESS;
 }
 
-static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
+int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint tsize, osize = 0, data_len = 0, result_len = 0, copy_len, flat_len = 0;
@@ -321,7 +321,7 @@ static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ur
     mm_pkt_t pkt = {.kind = MM_PKT_RMA_OP };
     char *p;
 
-    if (!epoch_allows(win, a->target)) {
+    if (!a->implicit && !epoch_allows(win, a->target)) {
         mpi_errno = mm_rma_sync_error(__func__, "an RMA operation outside an access epoch "
                                       "to its target");
         goto fn_fail;
@@ -350,6 +350,11 @@ static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ur
             result_len = tsize;
             basic = a->ttype;
             break;
+        case MM_RMA_RMW2:
+            data_len = 2 * osize;
+            result_len = tsize;
+            basic = basic_type_of(a->ttype);
+            break;
     }
     if (data_len == 0 && result_len == 0 && a->op != MM_RMA_CAS) {
         /* Nothing moves and nothing changes at the target. */
@@ -366,7 +371,7 @@ static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ur
         mpi_errno = (*MPIR_OP_HDL_TO_DTYPE_FN(a->acc_op)) (basic);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (mm_rma_is_direct(win, a->target)) {
+    if (mm_rma_is_direct(win, a->target) && !(a->hdr_flags & MM_RMA_HDR_IMPLICIT_LOCK)) {
         mpi_errno = mm_rma_direct(win, a, basic, data_len, result_len);
         MPIR_ERR_CHECK(mpi_errno);
         if (ureq)
@@ -378,7 +383,7 @@ static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ur
         flat_len = flat_sz;
     }
     copy_len = data_len;
-    if (data_len > 0 && a->op != MM_RMA_CAS) {
+    if (data_len > 0 && a->op != MM_RMA_CAS && a->op != MM_RMA_RMW2 && !a->copy_origin) {
         MPIR_Datatype_is_contig(a->otype, &ocontig);
         if (ocontig && data_len > MM_RMA_COPY_LIMIT) {
             MPI_Aint true_lb;
@@ -402,6 +407,7 @@ static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ur
     hdr->target_type = flat ? MPI_DATATYPE_NULL : a->ttype;
     hdr->basic_type = basic;
     hdr->acc_op = a->acc_op;
+    hdr->flags = a->hdr_flags;
     hdr->data_len = data_len;
     hdr->result_len = result_len;
     p = tx->buf + sizeof(mm_rma_hdr_t);
@@ -412,6 +418,13 @@ static int rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ur
     if (a->op == MM_RMA_CAS) {
         memcpy(p, a->origin, osize);
         memcpy(p + osize, a->compare, osize);
+    } else if (a->op == MM_RMA_RMW2) {
+        MPI_Aint actual;
+        mpi_errno = MPIR_Typerep_pack(a->origin, a->ocount, a->otype, 0, p, osize, &actual);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIR_Typerep_pack(a->compare, a->ocount, a->otype, 0, p + osize, osize,
+                                      &actual);
+        MPIR_ERR_CHECK(mpi_errno);
     } else if (copy_len > 0) {
         MPI_Aint actual;
         mpi_errno = MPIR_Typerep_pack(a->origin, a->ocount, a->otype, 0, p, copy_len, &actual);
@@ -467,7 +480,7 @@ int MPID_Put(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin
         .tcount = target_count,.ttype = target_datatype,.acc_op = MPI_OP_NULL,
         .rtype = MPI_DATATYPE_NULL
     };
-    return rma_issue(win, &a, NULL);
+    return mm_rma_issue(win, &a, NULL);
 }
 
 int MPID_Get(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
@@ -479,7 +492,7 @@ int MPID_Get(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datat
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,
         .acc_op = MPI_OP_NULL
     };
-    return rma_issue(win, &a, NULL);
+    return mm_rma_issue(win, &a, NULL);
 }
 
 int MPID_Accumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
@@ -491,7 +504,7 @@ int MPID_Accumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype
         .tcount = target_count,.ttype = target_datatype,.acc_op = op,
         .rtype = MPI_DATATYPE_NULL
     };
-    return rma_issue(win, &a, NULL);
+    return mm_rma_issue(win, &a, NULL);
 }
 
 int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
@@ -505,7 +518,7 @@ int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
         .rcount = result_count,.rtype = result_datatype,.target = target_rank,
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op
     };
-    return rma_issue(win, &a, NULL);
+    return mm_rma_issue(win, &a, NULL);
 }
 
 int MPID_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
@@ -524,7 +537,7 @@ int MPID_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         .target = target_rank,.tdisp = target_disp,.tcount = 1,.ttype = datatype,
         .acc_op = MPI_OP_NULL
     };
-    return rma_issue(win, &a, NULL);
+    return mm_rma_issue(win, &a, NULL);
 }
 
 int MPID_Rput(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
@@ -536,7 +549,7 @@ int MPID_Rput(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origi
         .tcount = target_count,.ttype = target_datatype,.acc_op = MPI_OP_NULL,
         .rtype = MPI_DATATYPE_NULL
     };
-    return rma_issue(win, &a, request);
+    return mm_rma_issue(win, &a, request);
 }
 
 int MPID_Rget(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
@@ -548,7 +561,7 @@ int MPID_Rget(void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_data
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,
         .acc_op = MPI_OP_NULL
     };
-    return rma_issue(win, &a, request);
+    return mm_rma_issue(win, &a, request);
 }
 
 int MPID_Raccumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,
@@ -561,7 +574,7 @@ int MPID_Raccumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatyp
         .tcount = target_count,.ttype = target_datatype,.acc_op = op,
         .rtype = MPI_DATATYPE_NULL
     };
-    return rma_issue(win, &a, request);
+    return mm_rma_issue(win, &a, request);
 }
 
 int MPID_Rget_accumulate(const void *origin_addr, MPI_Aint origin_count,
@@ -575,5 +588,5 @@ int MPID_Rget_accumulate(const void *origin_addr, MPI_Aint origin_count,
         .rcount = result_count,.rtype = result_datatype,.target = target_rank,
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op
     };
-    return rma_issue(win, &a, request);
+    return mm_rma_issue(win, &a, request);
 }

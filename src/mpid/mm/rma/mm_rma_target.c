@@ -127,6 +127,13 @@ static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
         case MM_RMA_CAS:
             mpi_errno = mm_rma_cas_apply(win, addr, type, data, data + hdr->data_len / 2, res);
             break;
+        case MM_RMA_RMW2:
+            MPIR_Datatype_get_size_macro(hdr->basic_type, basic_size);
+            mpi_errno = mm_rma_rmw2_apply(win, addr, hdr->target_count, type, data,
+                                          data + hdr->data_len / 2,
+                                          (MPI_Aint) (hdr->data_len / 2) / basic_size,
+                                          hdr->basic_type, hdr->acc_op, res);
+            break;
     }
     if (mpi_errno)
         *errclass = MPIR_ERR_GET_CLASS(mpi_errno);
@@ -138,25 +145,17 @@ static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
     goto fn_exit;
 }
 
-int mm_rma_op_payload_done(mm_car_t * car)
+/* Apply a complete operation, answer it, and free it. */
+static int op_execute(MPIR_Win * win, mm_rma_rx_t * rx)
 {
     int mpi_errno = MPI_SUCCESS;
-    mm_rma_rx_t *rx = (mm_rma_rx_t *) ((char *) car - offsetof(mm_rma_rx_t, car));
     const mm_rma_hdr_t *hdr = (const mm_rma_hdr_t *) rx->buf;
     const char *flat = rx->buf + sizeof(mm_rma_hdr_t);
-    MPIR_Win *win = mm_win_lookup(rx->pkt.context_id);
     MPIR_Datatype *dt = NULL;
     MPI_Datatype type = hdr->target_type;
     void *result = NULL;
     int errclass = 0;
 
-    /* The window cannot go away while an origin has operations on it unanswered. */
-    MPIR_Assert(win != NULL);
-    MPIR_ERR_CHKANDJUMP3(hdr->op == 0 || hdr->op >= MM_RMA_OP_LAST ||
-                         sizeof(mm_rma_hdr_t) + hdr->flat_sz + hdr->data_len !=
-                         rx->pkt.data_sz, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
-                         "**mm|badpkt %d %d %d", car->vc->lpid, rx->pkt.version,
-                         rx->pkt.kind);
     if (hdr->flat_sz > 0) {
         /* The origin's derived datatype, rebuilt here for the length of the operation. */
         dt = (MPIR_Datatype *) MPIR_Handle_obj_alloc(&MPIR_Datatype_mem);
@@ -169,7 +168,7 @@ int mm_rma_op_payload_done(mm_car_t * car)
     }
     mpi_errno = op_apply(win, hdr, type, flat + hdr->flat_sz, &result, &errclass);
     /* A failure to apply is the origin's error, reported in the answer; the target goes on. */
-    mpi_errno = mm_rma_send_resp(win, car->vc, rx->pkt.sreq, errclass, result,
+    mpi_errno = mm_rma_send_resp(win, rx->car.vc, rx->pkt.sreq, errclass, result,
                                  errclass ? 0 : hdr->result_len);
 
   fn_exit:
@@ -180,6 +179,36 @@ int mm_rma_op_payload_done(mm_car_t * car)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+static int lock_compatible(MPIR_Win * win, int type);
+static int lock_enqueue(MPIR_Win * win, int rank, int type, void *op);
+
+int mm_rma_op_payload_done(mm_car_t * car)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_rma_rx_t *rx = (mm_rma_rx_t *) ((char *) car - offsetof(mm_rma_rx_t, car));
+    const mm_rma_hdr_t *hdr = (const mm_rma_hdr_t *) rx->buf;
+    MPIR_Win *win = mm_win_lookup(rx->pkt.context_id);
+
+    /* The window cannot go away while an origin has operations on it unanswered. */
+    MPIR_Assert(win != NULL);
+    if (hdr->op == 0 || hdr->op >= MM_RMA_OP_LAST ||
+        sizeof(mm_rma_hdr_t) + hdr->flat_sz + hdr->data_len != rx->pkt.data_sz) {
+        mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
+                                         __LINE__, MPI_ERR_OTHER, "**mm|badpkt",
+                                         "**mm|badpkt %d %d %d", car->vc->lpid,
+                                         rx->pkt.version, rx->pkt.kind);
+        MPL_free(rx);
+        return mpi_errno;
+    }
+    /* An implicit epoch (MPI_Rmw) is an exclusive lock request that carries its operation:
+     * applied now if the lock is free and nobody waits, else when its turn comes. Either
+     * way it holds the lock only while it is applied, so nothing is left to release. */
+    if ((hdr->flags & MM_RMA_HDR_IMPLICIT_LOCK) &&
+        (win->dev.lockq_head != NULL || !lock_compatible(win, MPI_LOCK_EXCLUSIVE)))
+        return lock_enqueue(win, rx->pkt.rank, MPI_LOCK_EXCLUSIVE, rx);
+    return op_execute(win, rx);
 }
 
 /* --- the window lock --- */
@@ -211,7 +240,10 @@ static int lock_grant_waiters(MPIR_Win * win)
         win->dev.lockq_head = w->next;
         if (win->dev.lockq_head == NULL)
             win->dev.lockq_tail = NULL;
-        mpi_errno = lock_grant(win, w->rank, w->type);
+        if (w->op)
+            mpi_errno = op_execute(win, w->op);
+        else
+            mpi_errno = lock_grant(win, w->rank, w->type);
         MPL_free(w);
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -222,18 +254,17 @@ static int lock_grant_waiters(MPIR_Win * win)
     goto fn_exit;
 }
 
-static int lock_request(MPIR_Win * win, int rank, int type)
+static int lock_enqueue(MPIR_Win * win, int rank, int type, void *op)
 {
     int mpi_errno = MPI_SUCCESS;
     mm_lock_waiter_t *w;
 
-    if (win->dev.lockq_head == NULL && lock_compatible(win, type))
-        return lock_grant(win, rank, type);
     w = MPL_malloc(sizeof(*w), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(w == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "lock request");
     w->rank = rank;
     w->type = type;
+    w->op = op;
     w->next = NULL;
     if (win->dev.lockq_tail)
         win->dev.lockq_tail->next = w;
@@ -245,6 +276,13 @@ static int lock_request(MPIR_Win * win, int rank, int type)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+static int lock_request(MPIR_Win * win, int rank, int type)
+{
+    if (win->dev.lockq_head == NULL && lock_compatible(win, type))
+        return lock_grant(win, rank, type);
+    return lock_enqueue(win, rank, type, NULL);
 }
 
 static int lock_release(MPIR_Win * win, int rank, int type)

@@ -582,6 +582,7 @@ int MPID_Win_free(MPIR_Win ** win_ptr)
     while (win->dev.lockq_head) {
         mm_lock_waiter_t *w = win->dev.lockq_head;
         win->dev.lockq_head = w->next;
+        MPL_free(w->op);
         MPL_free(w);
     }
     if (win->dev.shm_seg)
