@@ -1,8 +1,9 @@
 /*
  * rmw_ops: MPI_Rmw and MPI_Rmw2 against a sequential model, for every op, every
- * applicable predefined type, counts 1, 7 and 1000, every window flavor (create,
- * allocate, allocate_shared, dynamic) and every assert mode (0 inside an exclusive lock
- * epoch, MPI_MODE_PASSIVE_EPOCH_IMPLICIT, and that with MPI_MODE_NOCHECK).
+ * applicable predefined C integer and floating type and MPI_BYTE, counts 1, 7 and 1000,
+ * every window flavor (create, allocate, allocate_shared, dynamic) and every assert mode
+ * (0 inside an exclusive lock epoch, MPI_MODE_PASSIVE_EPOCH_IMPLICIT, and that with
+ * MPI_MODE_NOCHECK).
  *
  * Each rank is the origin for target (rank + 1) % size, in its own slot of the target's
  * window (so origins never touch the same elements). For one case the target fills the
@@ -28,13 +29,17 @@ static const struct {
     const char *name;
     int cls;
 } types[] = {
+    {MPI_SIGNED_CHAR, "signed char", SINT}, {MPI_UNSIGNED_CHAR, "unsigned char", UINT},
+    {MPI_SHORT, "short", SINT}, {MPI_UNSIGNED_SHORT, "unsigned short", UINT},
+    {MPI_INT, "int", SINT}, {MPI_UNSIGNED, "unsigned", UINT}, {MPI_LONG, "long", SINT},
+    {MPI_UNSIGNED_LONG, "unsigned long", UINT}, {MPI_LONG_LONG, "long long", SINT},
+    {MPI_UNSIGNED_LONG_LONG, "unsigned long long", UINT},
     {MPI_INT8_T, "int8", SINT}, {MPI_UINT8_T, "uint8", UINT}, {MPI_INT16_T, "int16", SINT},
     {MPI_UINT16_T, "uint16", UINT}, {MPI_INT32_T, "int32", SINT},
     {MPI_UINT32_T, "uint32", UINT}, {MPI_INT64_T, "int64", SINT},
-    {MPI_UINT64_T, "uint64", UINT}, {MPI_INT, "int", SINT}, {MPI_LONG, "long", SINT},
-    {MPI_UNSIGNED_LONG, "ulong", UINT}, {MPI_FLOAT, "float", FLT},
-    {MPI_DOUBLE, "double", FLT}, {MPI_LONG_DOUBLE, "long double", FLT},
-    {MPI_BYTE, "byte", BYTE}
+    {MPI_UINT64_T, "uint64", UINT}, {MPI_AINT, "aint", SINT}, {MPI_OFFSET, "offset", SINT},
+    {MPI_COUNT, "count", SINT}, {MPI_FLOAT, "float", FLT}, {MPI_DOUBLE, "double", FLT},
+    {MPI_LONG_DOUBLE, "long double", FLT}, {MPI_BYTE, "byte", BYTE}
 };
 #define NTYPES ((int) (sizeof(types) / sizeof(types[0])))
 
@@ -45,42 +50,45 @@ static const int rmw2_ops[] = { MPI_RMW2_MASK_SWAP, MPI_RMW2_COMP_SWAP, MPI_RMW2
     MPI_RMW2_COMP_SWAP_GE, MPI_RMW2_COMP_SWAP_LT, MPI_RMW2_COMP_SWAP_LE, MPI_RMW2_COMP_SWAP_NE
 };
 
+/* Element i of buf, of type k, as a number (the values used are small integers). */
 static int64_t get(int k, const void *buf, int i)
 {
-    MPI_Datatype t = types[k].t;
-    if (t == MPI_INT8_T) return ((const int8_t *) buf)[i];
-    if (t == MPI_UINT8_T || t == MPI_BYTE) return ((const uint8_t *) buf)[i];
-    if (t == MPI_INT16_T) return ((const int16_t *) buf)[i];
-    if (t == MPI_UINT16_T) return ((const uint16_t *) buf)[i];
-    if (t == MPI_INT32_T) return ((const int32_t *) buf)[i];
-    if (t == MPI_UINT32_T) return ((const uint32_t *) buf)[i];
-    if (t == MPI_INT64_T) return ((const int64_t *) buf)[i];
-    if (t == MPI_UINT64_T) return (int64_t) ((const uint64_t *) buf)[i];
-    if (t == MPI_INT) return ((const int *) buf)[i];
-    if (t == MPI_LONG) return ((const long *) buf)[i];
-    if (t == MPI_UNSIGNED_LONG) return (int64_t) ((const unsigned long *) buf)[i];
-    if (t == MPI_FLOAT) return (int64_t) ((const float *) buf)[i];
-    if (t == MPI_DOUBLE) return (int64_t) ((const double *) buf)[i];
-    return (int64_t) ((const long double *) buf)[i];
+    int sz;
+    MPI_Type_size(types[k].t, &sz);
+    if (types[k].cls == FLT) {
+        if (types[k].t == MPI_FLOAT) return (int64_t) ((const float *) buf)[i];
+        if (types[k].t == MPI_DOUBLE) return (int64_t) ((const double *) buf)[i];
+        return (int64_t) ((const long double *) buf)[i];
+    }
+    if (types[k].cls == SINT) {
+        if (sz == 1) return ((const int8_t *) buf)[i];
+        if (sz == 2) return ((const int16_t *) buf)[i];
+        if (sz == 4) return ((const int32_t *) buf)[i];
+        return ((const int64_t *) buf)[i];
+    }
+    if (sz == 1) return ((const uint8_t *) buf)[i];
+    if (sz == 2) return ((const uint16_t *) buf)[i];
+    if (sz == 4) return ((const uint32_t *) buf)[i];
+    return (int64_t) ((const uint64_t *) buf)[i];
 }
 
 static void set(int k, void *buf, int i, int64_t v)
 {
-    MPI_Datatype t = types[k].t;
-    if (t == MPI_INT8_T) ((int8_t *) buf)[i] = (int8_t) v;
-    else if (t == MPI_UINT8_T || t == MPI_BYTE) ((uint8_t *) buf)[i] = (uint8_t) v;
-    else if (t == MPI_INT16_T) ((int16_t *) buf)[i] = (int16_t) v;
-    else if (t == MPI_UINT16_T) ((uint16_t *) buf)[i] = (uint16_t) v;
-    else if (t == MPI_INT32_T) ((int32_t *) buf)[i] = (int32_t) v;
-    else if (t == MPI_UINT32_T) ((uint32_t *) buf)[i] = (uint32_t) v;
-    else if (t == MPI_INT64_T) ((int64_t *) buf)[i] = v;
-    else if (t == MPI_UINT64_T) ((uint64_t *) buf)[i] = (uint64_t) v;
-    else if (t == MPI_INT) ((int *) buf)[i] = (int) v;
-    else if (t == MPI_LONG) ((long *) buf)[i] = (long) v;
-    else if (t == MPI_UNSIGNED_LONG) ((unsigned long *) buf)[i] = (unsigned long) v;
-    else if (t == MPI_FLOAT) ((float *) buf)[i] = (float) v;
-    else if (t == MPI_DOUBLE) ((double *) buf)[i] = (double) v;
-    else ((long double *) buf)[i] = (long double) v;
+    int sz;
+    MPI_Type_size(types[k].t, &sz);
+    if (types[k].cls == FLT) {
+        if (types[k].t == MPI_FLOAT) ((float *) buf)[i] = (float) v;
+        else if (types[k].t == MPI_DOUBLE) ((double *) buf)[i] = (double) v;
+        else ((long double *) buf)[i] = (long double) v;
+    } else if (sz == 1) {
+        ((uint8_t *) buf)[i] = (uint8_t) v;
+    } else if (sz == 2) {
+        ((uint16_t *) buf)[i] = (uint16_t) v;
+    } else if (sz == 4) {
+        ((uint32_t *) buf)[i] = (uint32_t) v;
+    } else {
+        ((uint64_t *) buf)[i] = (uint64_t) v;
+    }
 }
 
 /* May op (rmw2: an MPI_RMW2_* op) be applied to type class cls? */
