@@ -1,6 +1,7 @@
 /*
  * rmw_ops: MPI_Rmw and MPI_Rmw2 against a sequential model, for every op, every
- * applicable predefined C integer and floating type and MPI_BYTE, counts 1, 7 and 1000,
+ * applicable predefined type (C integer, floating, complex, MPI_C_BOOL, MPI_BYTE, and
+ * MPI_CHAR/MPI_WCHAR with swap), counts 1, 7 and 1000,
  * every window flavor (create, allocate, allocate_shared, dynamic) and every assert mode
  * (0 inside an exclusive lock epoch, MPI_MODE_PASSIVE_EPOCH_IMPLICIT, and that with
  * MPI_MODE_NOCHECK).
@@ -22,7 +23,7 @@
 #endif
 
 #define MAXCOUNT 1000
-enum { SINT, UINT, FLT, BYTE };
+enum { SINT, UINT, FLT, BYTE, BOOL, CHR };
 
 static const struct {
     MPI_Datatype t;
@@ -39,7 +40,8 @@ static const struct {
     {MPI_UINT32_T, "uint32", UINT}, {MPI_INT64_T, "int64", SINT},
     {MPI_UINT64_T, "uint64", UINT}, {MPI_AINT, "aint", SINT}, {MPI_OFFSET, "offset", SINT},
     {MPI_COUNT, "count", SINT}, {MPI_FLOAT, "float", FLT}, {MPI_DOUBLE, "double", FLT},
-    {MPI_LONG_DOUBLE, "long double", FLT}, {MPI_BYTE, "byte", BYTE}
+    {MPI_LONG_DOUBLE, "long double", FLT}, {MPI_BYTE, "byte", BYTE},
+    {MPI_C_BOOL, "bool", BOOL}, {MPI_CHAR, "char", CHR}, {MPI_WCHAR, "wchar", CHR}
 };
 #define NTYPES ((int) (sizeof(types) / sizeof(types[0])))
 
@@ -60,7 +62,7 @@ static int64_t get(int k, const void *buf, int i)
         if (types[k].t == MPI_DOUBLE) return (int64_t) ((const double *) buf)[i];
         return (int64_t) ((const long double *) buf)[i];
     }
-    if (types[k].cls == SINT) {
+    if (types[k].cls == SINT || types[k].cls == CHR) {
         if (sz == 1) return ((const int8_t *) buf)[i];
         if (sz == 2) return ((const int16_t *) buf)[i];
         if (sz == 4) return ((const int32_t *) buf)[i];
@@ -80,6 +82,8 @@ static void set(int k, void *buf, int i, int64_t v)
         if (types[k].t == MPI_FLOAT) ((float *) buf)[i] = (float) v;
         else if (types[k].t == MPI_DOUBLE) ((double *) buf)[i] = (double) v;
         else ((long double *) buf)[i] = (long double) v;
+    } else if (types[k].cls == BOOL) {
+        ((uint8_t *) buf)[i] = (uint8_t) (v & 1);
     } else if (sz == 1) {
         ((uint8_t *) buf)[i] = (uint8_t) v;
     } else if (sz == 2) {
@@ -91,9 +95,23 @@ static void set(int k, void *buf, int i, int64_t v)
     }
 }
 
+/* What an element of type k keeps of v. */
+static int64_t norm(int k, int64_t v)
+{
+    char tmp[sizeof(long double)];
+    set(k, tmp, 0, v);
+    return get(k, tmp, 0);
+}
+
 /* May op (rmw2: an MPI_RMW2_* op) be applied to type class cls? */
 static int applicable(int rmw2, int op, int cls)
 {
+    /* MPI_C_BOOL: logical ops and swap; MPI_CHAR, MPI_WCHAR: swap (MPI_REPLACE) only */
+    if (cls == BOOL)
+        return !rmw2 && (op == MPI_RMW_LAND || op == MPI_RMW_LOR || op == MPI_RMW_LXOR ||
+                         op == MPI_RMW_SWAP);
+    if (cls == CHR)
+        return !rmw2 && op == MPI_RMW_SWAP;
     if (rmw2)
         return op == MPI_RMW2_MASK_SWAP ? cls != FLT : 1;
     switch (op) {
@@ -140,6 +158,108 @@ static int64_t init_val(int target, int i) { return (i * 7 + target * 3) % 6; } 
 static int64_t opnd_a(int origin, int i) { return (i * 5 + origin) % 6; }         /* 0..5 */
 static int64_t opnd_b(int i) { return (i * 3 + 1) % 7 + 1; }                     /* 1..7 */
 
+/* The complex types: MPI_RMW_INC, _SUM, _PROD and _SWAP (MPI_Rmw2's ops take no complex
+ * type), element (re, im) with small integer parts, checked like the others. */
+static const struct {
+    MPI_Datatype t;
+    const char *name;
+    int which;                  /* 0 float, 1 double, 2 long double */
+} ctypes[] = {
+    {MPI_C_FLOAT_COMPLEX, "float complex", 0}, {MPI_C_DOUBLE_COMPLEX, "double complex", 1},
+    {MPI_C_LONG_DOUBLE_COMPLEX, "long double complex", 2}
+};
+
+static void cget(int w, const void *buf, int i, int64_t * re, int64_t * im)
+{
+    if (w == 0) {
+        const float *p = (const float *) buf + 2 * i;
+        *re = (int64_t) p[0], *im = (int64_t) p[1];
+    } else if (w == 1) {
+        const double *p = (const double *) buf + 2 * i;
+        *re = (int64_t) p[0], *im = (int64_t) p[1];
+    } else {
+        const long double *p = (const long double *) buf + 2 * i;
+        *re = (int64_t) p[0], *im = (int64_t) p[1];
+    }
+}
+
+static void cset(int w, void *buf, int i, int64_t re, int64_t im)
+{
+    if (w == 0) {
+        float *p = (float *) buf + 2 * i;
+        p[0] = (float) re, p[1] = (float) im;
+    } else if (w == 1) {
+        double *p = (double *) buf + 2 * i;
+        p[0] = (double) re, p[1] = (double) im;
+    } else {
+        long double *p = (long double *) buf + 2 * i;
+        p[0] = (long double) re, p[1] = (long double) im;
+    }
+}
+
+static int run_complex(MPI_Win win, char *mem, MPI_Aint disp, int rank, int target,
+                       int origin, const char *fname, const int *counts, const int *asserts,
+                       char *a, char *res, size_t slot)
+{
+    static const int cops[] = { MPI_RMW_INC, MPI_RMW_SUM, MPI_RMW_PROD, MPI_RMW_SWAP };
+    int cases = 0;
+
+    for (int k = 0; k < 3; k++)
+        for (int o = 0; o < 4; o++)
+            for (int c = 0; c < 3; c++)
+                for (int s = 0; s < 3; s++) {
+                    int n = counts[c], op = cops[o], w = ctypes[k].which, bad = 0;
+                    int esz = w == 0 ? 8 : w == 1 ? 16 : 2 * (int) sizeof(long double);
+
+                    if ((size_t) n * esz > slot)
+                        n = (int) (slot / esz);
+                    for (int i = 0; i < n; i++) {
+                        cset(w, mem, i, init_val(rank, i), (i + rank) % 3);
+                        cset(w, a, i, opnd_a(rank, i), (i + rank) % 2);
+                    }
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    if (asserts[s] == 0)
+                        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win);
+                    CHECK_MPI(MPI_Rmw(op == MPI_RMW_INC ? NULL : a, n, ctypes[k].t, res, target,
+                                      disp, asserts[s], op, win));
+                    if (asserts[s] == 0)
+                        MPI_Win_unlock(target, win);
+                    for (int i = 0; i < n && !bad; i++) {
+                        int64_t re, im;
+                        cget(w, res, i, &re, &im);
+                        if (re != init_val(target, i) || im != (i + target) % 3) {
+                            bad = 1;
+                            CHECK(0, "%s %s op %d count %d assert %d: old[%d] = (%lld, %lld)",
+                                  fname, ctypes[k].name, op, n, asserts[s], i, (long long) re,
+                                  (long long) im);
+                        }
+                    }
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    for (int i = 0; i < n && !bad; i++) {
+                        int64_t ore = init_val(rank, i), oim = (i + rank) % 3;
+                        int64_t are = opnd_a(origin, i), aim = (i + origin) % 2, wre, wim, re, im;
+                        if (op == MPI_RMW_INC)
+                            wre = ore + 1, wim = oim;
+                        else if (op == MPI_RMW_SUM)
+                            wre = ore + are, wim = oim + aim;
+                        else if (op == MPI_RMW_PROD)
+                            wre = ore * are - oim * aim, wim = ore * aim + oim * are;
+                        else
+                            wre = are, wim = aim;
+                        cget(w, mem, i, &re, &im);
+                        if (re != wre || im != wim) {
+                            bad = 1;
+                            CHECK(0, "%s %s op %d count %d assert %d: new[%d] = (%lld, %lld), "
+                                  "expected (%lld, %lld)", fname, ctypes[k].name, op, n,
+                                  asserts[s], i, (long long) re, (long long) im,
+                                  (long long) wre, (long long) wim);
+                        }
+                    }
+                    cases++;
+                }
+    return cases;
+}
+
 int main(int argc, char **argv)
 {
     static const int counts[] = { 1, 7, MAXCOUNT };
@@ -149,7 +269,7 @@ int main(int argc, char **argv)
     const int asserts[] = { 0, MPI_MODE_PASSIVE_EPOCH_IMPLICIT,
         MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK };
     int rank, size, target, origin, cases = 0;
-    size_t slot = MAXCOUNT * sizeof(long double);
+    size_t slot = MAXCOUNT * 2 * sizeof(long double);     /* room for complex elements */
     char *a, *b, *res;
 
     MPI_Init(&argc, &argv);
@@ -228,25 +348,22 @@ int main(int argc, char **argv)
                                   fnames[f], types[k].name, op, n, asserts[s], rc);
                             int bad = 0;
                             for (int i = 0; i < n && !bad; i++)
-                                if (get(k, res, i) != init_val(target, i)) {
+                                if (get(k, res, i) != norm(k, init_val(target, i))) {
                                     bad = 1;
                                     CHECK(0, "%s %s %s op %d count %d assert %d: old[%d] = %lld, "
                                           "expected %lld", fnames[f], types[k].name,
                                           rmw2 ? "Rmw2" : "Rmw", op, n, asserts[s], i,
                                           (long long) get(k, res, i),
-                                          (long long) init_val(target, i));
+                                          (long long) norm(k, init_val(target, i)));
                                 }
                             MPI_Barrier(MPI_COMM_WORLD);
                             if (flavors[f] == MPI_WIN_FLAVOR_SHARED ||
                                 flavors[f] == MPI_WIN_FLAVOR_ALLOCATE)
                                 MPI_Win_sync(win);      /* (no epoch needed in unified model) */
                             for (int i = 0; i < n && !bad; i++) {
-                                int64_t want = model(rmw2, op, init_val(rank, i),
-                                                     opnd_a(origin, i), opnd_b(i));
-                                /* what the element type keeps of the model's value */
-                                char tmp[sizeof(long double)];
-                                set(k, tmp, 0, want);
-                                want = get(k, tmp, 0);
+                                int64_t want = norm(k, model(rmw2, op, norm(k, init_val(rank, i)),
+                                                             norm(k, opnd_a(origin, i)),
+                                                             norm(k, opnd_b(i))));
                                 if (get(k, mem, i) != want) {
                                     bad = 1;
                                     CHECK(0, "%s %s %s op %d count %d assert %d: new[%d] = %lld, "
@@ -258,6 +375,9 @@ int main(int argc, char **argv)
                             cases++;
                         }
                 }
+
+        cases += run_complex(win, mem, disp, rank, target, origin, fnames[f], counts, asserts,
+                             a, res, slot);
 
         if (flavors[f] == MPI_WIN_FLAVOR_DYNAMIC)
             MPI_Win_detach(win, mem);
