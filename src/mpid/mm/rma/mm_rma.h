@@ -152,6 +152,17 @@ typedef struct mm_rma_args {
     int copy_origin;            /* origin data goes before the operation completes: copy it */
 } mm_rma_args_t;
 
+/* The one predefined type a datatype is made of (accumulates, MPI_Rmw). */
+static inline MPI_Datatype mm_rma_basic_type(MPI_Datatype type)
+{
+    MPIR_Datatype *dt;
+
+    if (MPIR_DATATYPE_IS_PREDEFINED(type))
+        return type;
+    MPIR_Datatype_get_ptr(type, dt);
+    return dt->basic_type;
+}
+
 /* --- windows (mm_win.c) --- */
 MPIR_Win *mm_win_lookup(uint32_t key);
 /* Is [addr, addr+len) inside memory the window exposes? */

@@ -282,16 +282,6 @@ static int epoch_allows(MPIR_Win * win, int target)
     }
 }
 
-static MPI_Datatype basic_type_of(MPI_Datatype type)
-{
-    MPIR_Datatype *dt;
-
-    if (MPIR_DATATYPE_IS_PREDEFINED(type))
-        return type;
-    MPIR_Datatype_get_ptr(type, dt);
-    return dt->basic_type;
-}
-
 /* A request that is complete from the start (an operation that moves nothing). */
 static int request_done_now(MPIR_Win * win, MPIR_Request ** ureq)
 {
@@ -353,7 +343,7 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
         case MM_RMA_RMW2:
             data_len = 2 * osize;
             result_len = tsize;
-            basic = basic_type_of(a->ttype);
+            basic = mm_rma_basic_type(a->ttype);
             break;
     }
     if (data_len == 0 && result_len == 0 && a->op != MM_RMA_CAS) {
@@ -365,8 +355,8 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
 
     if (a->op == MM_RMA_ACC || a->op == MM_RMA_GET_ACC) {
         /* Both sides must be made of the one element type the op is defined on. */
-        basic = basic_type_of(data_len > 0 ? a->otype : a->ttype);
-        MPIR_ERR_CHKANDJUMP(basic_type_of(a->ttype) != basic, mpi_errno, MPI_ERR_TYPE,
+        basic = mm_rma_basic_type(data_len > 0 ? a->otype : a->ttype);
+        MPIR_ERR_CHKANDJUMP(mm_rma_basic_type(a->ttype) != basic, mpi_errno, MPI_ERR_TYPE,
                             "**dtypemismatch");
         mpi_errno = (*MPIR_OP_HDL_TO_DTYPE_FN(a->acc_op)) (basic);
         MPIR_ERR_CHECK(mpi_errno);

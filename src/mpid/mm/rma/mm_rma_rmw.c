@@ -118,16 +118,6 @@ static int ones_alloc(MPI_Datatype basic, MPI_Aint n, void **out)
     return MPI_SUCCESS;
 }
 
-static MPI_Datatype basic_of(MPI_Datatype type)
-{
-    MPIR_Datatype *dt;
-
-    if (MPIR_DATATYPE_IS_PREDEFINED(type))
-        return type;
-    MPIR_Datatype_get_ptr(type, dt);
-    return dt->basic_type;
-}
-
 /* Issue a; with an implicit epoch, also wait for its answer. */
 static int rmw_issue(MPIR_Win * win, mm_rma_args_t * a, int assert)
 {
@@ -166,7 +156,7 @@ int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *r
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Op mop = rmw_mpi_op(op);
-    MPI_Datatype basic = basic_of(datatype);
+    MPI_Datatype basic = mm_rma_basic_type(datatype);
     void *ones = NULL;
     mm_rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = operand_addr,.ocount = count,
         .otype = datatype,.result = result_addr,.rcount = count,.rtype = datatype,
@@ -217,7 +207,7 @@ int MPID_Rmw2(const void *operand_addr, int count, MPI_Datatype datatype,
         .ttype = datatype,.acc_op = op
     };
 
-    mpi_errno = mm_rma_rmw2_check(op, basic_of(datatype));
+    mpi_errno = mm_rma_rmw2_check(op, mm_rma_basic_type(datatype));
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_ERR_CHKANDJUMP1((operand_addr == NULL || operand2_addr == NULL) && count > 0,
                          mpi_errno, MPI_ERR_BUFFER, "**nullptr", "**nullptr %s",
