@@ -84,6 +84,9 @@ static inline int mm_notimpl(const char *fn)
 }
 
 /* --- configuration: names of the communicators' peers --- */
+/* Communicator hooks MPICH calls through MPIR_Comm_fns (mm_comm.c). */
+extern MPIR_Commops mm_comm_ops;
+
 static inline int mm_comm_lpid(MPIR_Comm * comm, int rank)
 {
     return comm->dev.lpids[rank];

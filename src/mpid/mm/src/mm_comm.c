@@ -167,6 +167,35 @@ int MPID_Comm_get_lpid(MPIR_Comm * comm, int idx, uint64_t * lpid_ptr, bool is_r
     return MPI_SUCCESS;
 }
 
+/* MPI_Comm_split_type. Left to itself, MPICH answers MPI_COMM_TYPE_SHARED with a
+ * communicator of the caller alone, as it cannot know who shares memory; the device
+ * does (the node map that also picks the shm method), so a shared-memory split groups
+ * each node's processes, with MPICH's shmem_topo hints applied by its node-topology
+ * helper. Every member first takes part in one split that sets the MPI_UNDEFINED callers
+ * aside, so those and the others go through the same collectives. */
+static int mm_comm_split_type(MPIR_Comm * comm, int split_type, int key, MPIR_Info * info,
+                              MPIR_Comm ** newcomm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Comm *defined = NULL;
+
+    if (split_type != MPI_COMM_TYPE_SHARED)
+        return MPIR_Comm_split_type(comm, split_type, key, info, newcomm);
+    mpi_errno = MPIR_Comm_split_impl(comm, 0, key, &defined);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Comm_split_type_node_topo(defined, key, info, newcomm);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    if (defined)
+        MPIR_Comm_free_impl(defined);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+MPIR_Commops mm_comm_ops = {.split_type = mm_comm_split_type };
+
 int MPID_Get_node_id(MPIR_Comm * comm, int rank, int *id_p)
 {
     *id_p = MPIR_Process.node_map[comm->dev.lpids[rank]];

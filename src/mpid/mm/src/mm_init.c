@@ -62,6 +62,7 @@ int MPID_Init(int requested, int *provided)
     /* All engine state sits under MPICH's GLOBAL critical section, so every level works. */
     *provided = MPL_MIN(requested, MPICH_THREAD_LEVEL);
 
+    MPIR_Comm_fns = &mm_comm_ops;
     mm_progress_init();
     mpi_errno = mm_reqid_init();
     MPIR_ERR_CHECK(mpi_errno);
