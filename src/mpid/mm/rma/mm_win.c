@@ -552,7 +552,8 @@ int MPID_Win_shared_query(MPIR_Win * win, int rank, MPI_Aint * size, int *disp_u
     }
     *size = win->dev.peers[rank].shm_size;
     *disp_unit = win->dev.peers[rank].shm_disp_unit;
-    *(void **) baseptr = win->dev.peers[rank].shm_base;
+    /* A member without memory has no address in the segment worth handing out. */
+    *(void **) baseptr = *size > 0 ? win->dev.peers[rank].shm_base : NULL;
     return MPI_SUCCESS;
 }
 
