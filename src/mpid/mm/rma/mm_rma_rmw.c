@@ -151,6 +151,84 @@ static int rmw_issue(MPIR_Win * win, mm_rma_args_t * a, int assert)
     goto fn_exit;
 }
 
+/* The size of a C integer type of 4 or 8 bytes (add, and, or, xor and exchange are then
+ * one CPU instruction, whatever the signedness), else 0. */
+static size_t word_int_size(MPI_Datatype t)
+{
+    MPI_Aint sz;
+
+    switch (t) {
+        case MPI_INT:
+        case MPI_UNSIGNED:
+        case MPI_LONG:
+        case MPI_UNSIGNED_LONG:
+        case MPI_LONG_LONG:
+        case MPI_UNSIGNED_LONG_LONG:
+        case MPI_INT32_T:
+        case MPI_UINT32_T:
+        case MPI_INT64_T:
+        case MPI_UINT64_T:
+        case MPI_AINT:
+        case MPI_OFFSET:
+        case MPI_COUNT:
+            MPIR_Datatype_get_size_macro(t, sz);
+            return (sz == 4 || sz == 8) ? (size_t) sz : 0;
+        default:
+            return 0;
+    }
+}
+
+#define MM_RMW_WORD(T)                                                                   \
+    do {                                                                                 \
+        T *p_ = (T *) addr, v_ = 1, o_;                                                  \
+        if (op != MPI_RMW_INC)                                                           \
+            memcpy(&v_, operand_addr, sizeof(T));                                        \
+        switch (op) {                                                                    \
+            case MPI_RMW_INC: case MPI_RMW_SUM:                                          \
+                o_ = __atomic_fetch_add(p_, v_, __ATOMIC_SEQ_CST); break;                \
+            case MPI_RMW_BAND: o_ = __atomic_fetch_and(p_, v_, __ATOMIC_SEQ_CST); break; \
+            case MPI_RMW_BOR: o_ = __atomic_fetch_or(p_, v_, __ATOMIC_SEQ_CST); break;   \
+            case MPI_RMW_BXOR: o_ = __atomic_fetch_xor(p_, v_, __ATOMIC_SEQ_CST); break; \
+            default: o_ = __atomic_exchange_n(p_, v_, __ATOMIC_SEQ_CST); break;          \
+        }                                                                                \
+        memcpy(result_addr, &o_, sizeof(T));                                             \
+    } while (0)
+
+/* What MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK exists for: one integer word in
+ * a node segment this process maps, updated with one atomic instruction (the atomicity
+ * rule's CPU-atomic path for these types, taken here without the general machinery).
+ * Returns 1 if it did the operation. */
+static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datatype,
+                         void *result_addr, int target_rank, MPI_Aint target_disp,
+                         int assert, int op, MPIR_Win * win)
+{
+    const mm_win_peer_t *peer;
+    size_t sz;
+    char *addr;
+
+    if (assert != (MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK) || count != 1 ||
+        result_addr == NULL || !mm_win_acc_atomic(win) || !mm_rma_is_direct(win, target_rank))
+        return 0;
+    if (op != MPI_RMW_INC && op != MPI_RMW_SUM && op != MPI_RMW_BAND && op != MPI_RMW_BOR &&
+        op != MPI_RMW_BXOR && op != MPI_RMW_SWAP)
+        return 0;
+    if ((op != MPI_RMW_INC && operand_addr == NULL) || (sz = word_int_size(datatype)) == 0)
+        return 0;
+    if ((win->dev.access != MM_ACCESS_NONE && win->dev.access != MM_ACCESS_FENCE_OPEN) ||
+        win->dev.peers[target_rank].lock != MM_PEER_UNLOCKED)
+        return 0;       /* the general path reports the epoch error */
+    peer = &win->dev.peers[target_rank];
+    addr = (char *) peer->shm_base + target_disp * peer->shm_disp_unit;
+    if (addr < (char *) peer->shm_base || addr + sz > (char *) peer->shm_base + peer->shm_size ||
+        (uintptr_t) addr % sz != 0)
+        return 0;       /* range errors and unaligned words: the general path */
+    if (sz == 4)
+        MM_RMW_WORD(uint32_t);
+    else
+        MM_RMW_WORD(uint64_t);
+    return 1;
+}
+
 int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *result_addr,
              int target_rank, MPI_Aint target_disp, int assert, int op, MPIR_Win * win)
 {
@@ -164,6 +242,9 @@ int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *r
         .acc_op = mop
     };
 
+    if (rmw_word_fast(operand_addr, count, datatype, result_addr, target_rank, target_disp,
+                      assert, op, win))
+        return MPI_SUCCESS;
     MPIR_ERR_CHKANDJUMP2(mop == MPI_OP_NULL, mpi_errno, MPI_ERR_OP, "**mm|rmwop",
                          "**mm|rmwop %d %s", op, "not an MPI_RMW_* operation");
     MPIR_ERR_CHKANDJUMP2((op == MPI_RMW_LAND || op == MPI_RMW_LOR || op == MPI_RMW_LXOR) &&
