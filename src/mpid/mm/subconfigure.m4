@@ -20,10 +20,6 @@ MPID_MAX_THREAD_LEVEL=MPI_THREAD_MULTIPLE
 MPID_MAX_PROCESSOR_NAME=128
 MPID_MAX_ERROR_STRING=512
 
-# Dynamic processes land in a later step; until then the MPICH test suite skips its spawn
-# directories instead of failing every test in them.
-MPID_NO_SPAWN=yes
-
 # device_args (--with-device=mm:...) is reserved for a future compile-time method list.
 DEVICE="${device_name}"
 ])dnl end AM_COND_IF(BUILD_MM)

@@ -83,6 +83,28 @@ static inline int mm_notimpl(const char *fn)
                                 "**notimpl", "**notimpl %s", fn);
 }
 
+/* --- dynamic processes (mm_intercomm.c, mm_dynproc.c) --- */
+/* Port requests match in their own space, above MPICH's context ids (as MM_CTX_PART). */
+#define MM_CTX_PORT (2 << 16)
+
+/* What one group learns about the other when they are joined into an intercommunicator. */
+typedef struct mm_group_info {
+    int remote_size;
+    int is_low_group;
+    int blob_len;
+    char *blob;                 /* the remote members' descriptions (mm_vc_describe) */
+} mm_group_info_t;
+
+/* Leaders: swap the groups over (peer_comm, peer_rank, tag); local_comm is our group. */
+int mm_group_swap(MPIR_Comm * local_comm, MPIR_Comm * peer_comm, int peer_rank, int tag,
+                  mm_group_info_t * info);
+/* The leader (root) passes what it learnt to its group. */
+int mm_group_bcast(MPIR_Comm * local_comm, int root, mm_group_info_t * info);
+/* Our lpids for the remote members, making VCs for processes met for the first time. */
+int mm_group_lpids(const mm_group_info_t * info, uint64_t ** lpids);
+/* A spawned process joins its parents (MPID_InitCompleted). */
+int mm_dynproc_connect_parent(void);
+
 /* --- configuration: names of the communicators' peers --- */
 /* Communicator hooks MPICH calls through MPIR_Comm_fns (mm_comm.c). */
 extern MPIR_Commops mm_comm_ops;

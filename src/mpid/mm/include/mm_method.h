@@ -76,9 +76,13 @@ typedef struct mm_method {
     int (*init) (char *card);
     int (*finalize) (void);
     /* Can this process reach the peer whose card (for this method) is given? card is
-     * NULL for methods without MM_METHOD_CAP_CARD, and for the peer's not published. */
+     * NULL for methods without MM_METHOD_CAP_CARD, and for the peer's not published.
+     * lpid >= MPIR_Process.size is a process of another job (dynamic processes): it is in
+     * neither the PMI node map nor this job's shared segment, and known by its card only. */
     int (*can_reach) (int lpid, const char *card);
-    /* Bind vc to this method (may connect lazily, at the first write); card as above. */
+    /* Bind vc to this method (may connect lazily, at the first write); card as above.
+     * card is NULL as well when the peer reached us first, before this process knew its
+     * cards (mm_vc_bind): the method then talks over the connection the peer opened. */
     int (*connect) (mm_vc_t * vc, const char *card);
     int (*post_write) (mm_car_t * head);
     /* Where the payload of the envelope just delivered on car->vc goes (see READS). */
@@ -107,6 +111,11 @@ int mm_methods_progress(int *made_progress);
 int mm_methods_block(int timeout_ms);
 /* Pick and connect the method for vc (first in order whose can_reach accepts). */
 int mm_methods_select(mm_vc_t * vc);
+/* Bind an unbound vc to method; card may be NULL (see connect). */
+int mm_methods_bind(mm_vc_t * vc, const mm_method_t * method, const char *card);
+/* Write "/method/card" for each card-carrying active method of world process lpid (or of
+ * this process) into buf; returns the length, or -1 when buf is too small. */
+int mm_methods_cards(int lpid, char *buf, size_t len);
 
 /* Engine entry for methods: a CAR is finished (see READS/WRITES above). */
 int mm_cq_complete(mm_car_t * car);

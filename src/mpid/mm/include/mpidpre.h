@@ -68,6 +68,7 @@ typedef struct MPIDI_MM_request {
 typedef struct MPIDI_MM_comm {
     int *lpids;                 /* remote group (the group, for intracomms): rank -> lpid */
     int *local_lpids;           /* intercomms only: local group rank -> lpid */
+    int vc_refs;                /* the tables hold references on dynamic VCs */
 } MPIDI_MM_comm_t;
 
 #define MPID_DEV_COMM_DECL MPIDI_MM_comm_t dev;

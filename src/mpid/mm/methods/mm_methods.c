@@ -21,6 +21,9 @@ static const struct {
 
 const mm_method_t *mm_methods_active[MM_METHODS_MAX];
 int mm_methods_nactive;
+/* Our own cards, by position in mm_methods_active: describing this process to another job
+ * (a port name, an intercommunicator's exchange) should not need the process manager. */
+static char my_cards[MM_METHODS_MAX][MM_METHOD_CARD_MAX];
 
 /* PMI key under which process `rank` publishes its card for `method`. */
 static void card_key(char *key, size_t len, const mm_method_t * method, int rank)
@@ -40,12 +43,64 @@ static int method_lookup(const char *name, size_t len, const mm_method_t ** meth
     return 0;
 }
 
+/* The card for method `name` in a description's "/method/card/method/card" list. */
+static int cards_find(const char *cards, const char *name, char *card, size_t len)
+{
+    size_t nlen = strlen(name);
+
+    for (const char *p = cards; p && *p == '/';) {
+        const char *m = p + 1, *c = strchr(m, '/'), *end;
+        if (c == NULL)
+            return 0;
+        end = strchr(c + 1, '/');
+        if (end == NULL)
+            end = c + 1 + strlen(c + 1);
+        if ((size_t) (c - m) == nlen && strncmp(m, name, nlen) == 0 &&
+            (size_t) (end - c - 1) < len && end > c + 1) {
+            memcpy(card, c + 1, end - c - 1);
+            card[end - c - 1] = '\0';
+            return 1;
+        }
+        p = end;
+    }
+    return 0;
+}
+
+int mm_methods_cards(int lpid, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    for (int i = 0; i < mm_methods_nactive; i++) {
+        const mm_method_t *method = mm_methods_active[i];
+        char card[MM_METHOD_CARD_MAX], key[64];
+        int m;
+
+        if (!(method->caps & MM_METHOD_CAP_CARD))
+            continue;
+        if (lpid == MPIR_Process.rank) {
+            MPL_strncpy(card, my_cards[i], sizeof(card));
+        } else {
+            card_key(key, sizeof(key), method, lpid);
+            if (MPIR_pmi_kvs_get(lpid, key, card, sizeof(card)) != MPI_SUCCESS)
+                card[0] = '\0';
+        }
+        if (card[0] == '\0' || strcmp(card, "-") == 0)
+            continue;
+        m = snprintf(buf + n, len - n, "/%s/%s", method->name, card);
+        if (m < 0 || (size_t) m >= len - n)
+            return -1;
+        n += m;
+    }
+    if (len > 0)
+        buf[n] = '\0';
+    return (int) n;
+}
+
 int mm_methods_init(void)
 {
     int mpi_errno = MPI_SUCCESS;
     const char *p = MPIR_CVAR_MM_METHODS;
     char card[MM_METHOD_CARD_MAX], key[64];
-    int published = 0;
 
     mm_methods_nactive = 0;
     while (*p) {
@@ -63,6 +118,7 @@ int mm_methods_init(void)
                 card[0] = '\0';
                 mpi_errno = method->init(card);
                 MPIR_ERR_CHECK(mpi_errno);
+                MPL_strncpy(my_cards[mm_methods_nactive], card, MM_METHOD_CARD_MAX);
                 mm_methods_active[mm_methods_nactive++] = method;
                 if (method->caps & MM_METHOD_CAP_CARD) {
                     /* An empty card still goes out: peers then learn we are unreachable
@@ -70,7 +126,6 @@ int mm_methods_init(void)
                     card_key(key, sizeof(key), method, MPIR_Process.rank);
                     mpi_errno = MPIR_pmi_kvs_put(key, card[0] ? card : "-");
                     MPIR_ERR_CHECK(mpi_errno);
-                    published = 1;
                 }
             }
         }
@@ -80,8 +135,8 @@ int mm_methods_init(void)
     }
     MPIR_ERR_CHKANDJUMP1(mm_methods_nactive == 0, mpi_errno, MPI_ERR_OTHER,
                          "**mm|no_methods", "**mm|no_methods %s", MPIR_CVAR_MM_METHODS);
-    /* Every process runs the same method list, so all of them take this barrier or none. */
-    if (published && MPIR_Process.size > 1) {
+    /* Makes the cards and the job id (mm_vc_init) visible to every process. */
+    if (MPIR_Process.size > 1) {
         mpi_errno = MPIR_pmi_barrier();
         MPIR_ERR_CHECK(mpi_errno);
     }
@@ -108,6 +163,33 @@ int mm_methods_finalize(void)
     goto fn_exit;
 }
 
+int mm_methods_bind(mm_vc_t * vc, const mm_method_t * method, const char *card)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    MPIR_Assert(vc->state == MM_VC_STATE_UNBOUND);
+    vc->method = method;
+    vc->eager_limit = method->eager_limit;
+    mpi_errno = method->connect(vc, card);
+    MPIR_ERR_CHECK(mpi_errno);
+    vc->state = MM_VC_STATE_BOUND;
+    if (MPIR_CVAR_MM_REPORT_METHODS && !vc->reported) {
+        vc->reported = 1;
+        if (vc->lpid < MPIR_Process.size)
+            printf("mm: rank %d talks to rank %d via %s\n", MPIR_Process.rank, vc->lpid,
+                   method->name);
+        else
+            printf("mm: rank %d talks to rank %d of job %08x via %s\n", MPIR_Process.rank,
+                   MM_GPID_RANK(vc->gpid), (unsigned) MM_GPID_JOB(vc->gpid), method->name);
+        fflush(stdout);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 int mm_methods_select(mm_vc_t * vc)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -118,25 +200,19 @@ int mm_methods_select(mm_vc_t * vc)
         const char *peer_card = NULL;
 
         /* self and shm decide from the PMI node map alone; the others read the peer's card,
-         * published at its init. */
-        if (method->caps & MM_METHOD_CAP_CARD) {
+         * published at its init, or for a process of another job, the one it described
+         * itself with. */
+        if ((method->caps & MM_METHOD_CAP_CARD) && vc->lpid >= MPIR_Process.size) {
+            if (cards_find(vc->cards, method->name, card, sizeof(card)))
+                peer_card = card;
+        } else if (method->caps & MM_METHOD_CAP_CARD) {
             card_key(key, sizeof(key), method, vc->lpid);
             if (MPIR_pmi_kvs_get(vc->lpid, key, card, sizeof(card)) == MPI_SUCCESS &&
                 strcmp(card, "-") != 0)
                 peer_card = card;
         }
         if (method->can_reach(vc->lpid, peer_card)) {
-            vc->method = method;
-            vc->eager_limit = method->eager_limit;
-            mpi_errno = method->connect(vc, peer_card);
-            MPIR_ERR_CHECK(mpi_errno);
-            vc->state = MM_VC_STATE_BOUND;
-            if (MPIR_CVAR_MM_REPORT_METHODS && !vc->reported) {
-                vc->reported = 1;
-                printf("mm: rank %d talks to rank %d via %s\n", MPIR_Process.rank, vc->lpid,
-                       method->name);
-                fflush(stdout);
-            }
+            mpi_errno = mm_methods_bind(vc, method, peer_card);
             goto fn_exit;
         }
     }

@@ -95,6 +95,27 @@ static int world_table(int **table_out, int size, int first)
     goto fn_exit;
 }
 
+/* Apply fn to the lpid tables of comm (for the references on dynamic VCs). */
+static int comm_vcs(MPIR_Comm * comm, void (*fn) (const int *, int))
+{
+    if (comm->comm_kind == MPIR_COMM_KIND__INTRACOMM) {
+        if (comm->dev.lpids)
+            fn(comm->dev.lpids, comm->local_size);
+    } else {
+        if (comm->dev.lpids)
+            fn(comm->dev.lpids, comm->remote_size);
+        if (comm->dev.local_lpids)
+            fn(comm->dev.local_lpids, comm->local_size);
+    }
+    return MPI_SUCCESS;
+}
+
+static void comm_vcs_unref(const int *lpids, int n)
+{
+    /* A close that fails (the peer is gone) has been reported where it mattered. */
+    (void) mm_vc_comm_unref(lpids, n);
+}
+
 int MPID_Comm_commit_pre_hook(MPIR_Comm * comm)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -127,6 +148,10 @@ int MPID_Comm_commit_pre_hook(MPIR_Comm * comm)
             comm->dev.lpids = remote;
         }
     }
+    if (!comm->dev.vc_refs) {
+        comm_vcs(comm, mm_vc_comm_ref);
+        comm->dev.vc_refs = 1;
+    }
 
   fn_exit:
     MPIR_FUNC_EXIT;
@@ -145,6 +170,10 @@ int MPID_Comm_commit_post_hook(MPIR_Comm * comm)
 int MPID_Comm_free_hook(MPIR_Comm * comm)
 {
     mm_part_comm_free(comm);
+    if (comm->dev.vc_refs) {
+        comm_vcs(comm, comm_vcs_unref);
+        comm->dev.vc_refs = 0;
+    }
     MPL_free(comm->dev.lpids);
     MPL_free(comm->dev.local_lpids);
     comm->dev.lpids = NULL;
@@ -167,6 +196,14 @@ int MPID_Comm_get_lpid(MPIR_Comm * comm, int idx, uint64_t * lpid_ptr, bool is_r
     return MPI_SUCCESS;
 }
 
+static int comm_has_other_jobs(MPIR_Comm * comm)
+{
+    for (int i = 0; i < comm->local_size; i++)
+        if (comm->dev.lpids[i] >= MPIR_Process.size)
+            return 1;
+    return 0;
+}
+
 /* MPI_Comm_split_type. Left to itself, MPICH answers MPI_COMM_TYPE_SHARED with a
  * communicator of the caller alone, as it cannot know who shares memory; the device
  * does (the node map that also picks the shm method), so a shared-memory split groups
@@ -183,7 +220,13 @@ static int mm_comm_split_type(MPIR_Comm * comm, int split_type, int key, MPIR_In
         return MPIR_Comm_split_type(comm, split_type, key, info, newcomm);
     mpi_errno = MPIR_Comm_split_impl(comm, 0, key, &defined);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPIR_Comm_split_type_node_topo(defined, key, info, newcomm);
+    if (comm_has_other_jobs(defined)) {
+        /* Node ids of two jobs are not comparable: each process shares memory with
+         * itself only, as far as anyone can tell. Every member sees another job here. */
+        mpi_errno = MPIR_Comm_split_impl(defined, defined->rank, key, newcomm);
+    } else {
+        mpi_errno = MPIR_Comm_split_type_node_topo(defined, key, info, newcomm);
+    }
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -196,9 +239,13 @@ static int mm_comm_split_type(MPIR_Comm * comm, int split_type, int key, MPIR_In
 
 MPIR_Commops mm_comm_ops = {.split_type = mm_comm_split_type };
 
+/* Processes of other jobs have no node id here (-1): MPICH then builds no node-aware
+ * hierarchy for communicators that include them, rather than guess who shares a node. */
 int MPID_Get_node_id(MPIR_Comm * comm, int rank, int *id_p)
 {
-    *id_p = MPIR_Process.node_map[comm->dev.lpids[rank]];
+    int lpid = comm->dev.lpids[rank];
+
+    *id_p = lpid < MPIR_Process.size ? MPIR_Process.node_map[lpid] : -1;
     return MPI_SUCCESS;
 }
 
@@ -210,7 +257,7 @@ int MPID_Create_intercomm_from_lpids(MPIR_Comm * newcomm, int size, const uint64
     MPIR_ERR_CHKANDJUMP1(table == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm communicator lpid table");
     for (int i = 0; i < size; i++) {
-        MPIR_Assert(lpids[i] < (uint64_t) mm_vc_table_size);
+        MPIR_Assert(lpids[i] < (uint64_t) mm_vc_count());
         table[i] = (int) lpids[i];
     }
     MPL_free(newcomm->dev.lpids);

@@ -1,49 +1,643 @@
 /*
- * mm device: dynamic processes (ports, accept/connect, disconnect, spawn) and the universe
- * size.
+ * mm device: dynamic processes. Ports, accept/connect, spawn, disconnect, and the universe
+ * size. (MPI_Comm_join and the name service are MPICH's, built on these.)
  *
- * Ports, accept/connect, disconnect and spawn are stubs until the dynamic processes step and
- * fail with **notimpl; configure sets MPID_NO_SPAWN=yes meanwhile, which leaves MPICH's spawn
- * tests out of the test suite. The universe size is real: it only asks the process manager.
+ * PORTS. A port name is "mmport:<tag>:<description of the opening process>" (mm_vc.h: its
+ * gpid and cards), so a process of any job can reach the opener by the normal method
+ * selection. The tag, never reused within the process, tells its ports apart.
+ *
+ * ACCEPT/CONNECT, between the two roots:
+ *     connector                                    acceptor (in MPI_Comm_accept)
+ *     REQ {ctx C, own description}   ---------->   a receive on the port channel (context
+ *         on the port channel, tag = port tag      MM_CTX_PORT, tag = port tag) takes the
+ *                                                  oldest REQ: connects are served in order
+ *                                    <----------   REPLY {ctx A, ok}, on context C
+ * C and A are fresh context ids; from then on the two roots talk over a one-to-one
+ * intercommunicator (send to the other's, receive on their own) and run the groups' exchange
+ * of mm_intercomm.c, adding the context id each side allocated for the new intercomm over
+ * its own group. Each root then broadcasts the outcome to its group, so a failure (port
+ * closed, nobody accepting before the timeout, peer unreachable) is an error on every
+ * process of the group, not a hang. A REQ nobody takes is withdrawn (it is an ordinary
+ * message, so MPI_Cancel works on it) when the timeout passes; ports closed with REQs
+ * waiting answer them "refused".
+ *
+ * SPAWN. The root opens a port, has the process manager start the children with the port
+ * name in their PMI space (PARENT_ROOT_PORT_NAME, the key hydra and MPICH's devices use),
+ * and accepts; each child's MPID_InitCompleted connects to it over MPI_COMM_WORLD and the
+ * result becomes MPI_COMM_PARENT.
+ *
+ * DISCONNECT waits until no request on the communicator is pending (each holds a reference
+ * on it), then frees it; VCs to processes of other jobs that no communicator names any more
+ * are closed then (mm_vc_comm_unref), which lets either job finalize on its own.
  */
 
 #include "mpidimpl.h"
+#include <limits.h>
+#include <time.h>
 
-int MPID_Open_port(MPIR_Info *info, char *port_name)
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_MM_CONNECT_TIMEOUT
+      category    : MM
+      type        : int
+      default     : 60
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_GROUP_EQ
+      description : >-
+        Seconds MPI_Comm_connect waits for an MPI_Comm_accept on the port before it fails
+        with MPI_ERR_PORT. The info key "timeout" of the call overrides it.
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+#define MM_PORT_PREFIX "mmport:"
+#define MM_PORT_MAGIC 0x6d6d706fu       /* "mmpo" */
+#define MM_PORT_TAG_REPLY 0
+#define MM_PORT_TAG_SWAP 1
+#define MM_PARENT_PORT_KEY "PARENT_ROOT_PORT_NAME"
+#define MM_DESCR_MAX 1024
+
+enum { MM_PORT_OK = 0, MM_PORT_REFUSED = 1 };
+
+typedef struct mm_port_req {
+    uint32_t magic;
+    uint32_t ctx;               /* the connector's receive context (C) */
+    char descr[MM_DESCR_MAX];   /* the connector root */
+} mm_port_req_t;
+
+typedef struct mm_port_reply {
+    uint32_t magic;
+    uint32_t ctx;               /* the acceptor's receive context (A) */
+    int32_t status;             /* MM_PORT_* */
+} mm_port_reply_t;
+
+typedef struct mm_port {
+    int tag;
+    struct mm_port *next;
+} mm_port_t;
+
+static mm_port_t *open_ports;
+static int last_port_tag;
+
+/* --- port names --- */
+
+static int port_parse(const char *port_name, int *tag, uint64_t * gpid, const char **cards)
 {
-    return mm_notimpl(__func__);
+    int mpi_errno = MPI_SUCCESS;
+    const char *p = port_name;
+    char *end;
+    long t;
+
+    if (port_name == NULL || strncmp(p, MM_PORT_PREFIX, strlen(MM_PORT_PREFIX)) != 0)
+        goto bad;
+    p += strlen(MM_PORT_PREFIX);
+    t = strtol(p, &end, 10);
+    if (end == p || *end != ':' || t <= 0 || t > INT_MAX)
+        goto bad;
+    if (!mm_vc_parse_descr(end + 1, gpid, cards))
+        goto bad;
+    *tag = (int) t;
+    return MPI_SUCCESS;
+
+  bad:
+    MPIR_ERR_SET1(mpi_errno, MPI_ERR_PORT, "**mm|badport", "**mm|badport %s",
+                  port_name ? port_name : "(null)");
+    return mpi_errno;
+}
+
+static mm_port_t **port_find(int tag)
+{
+    mm_port_t **pp;
+
+    for (pp = &open_ports; *pp; pp = &(*pp)->next)
+        if ((*pp)->tag == tag)
+            return pp;
+    return NULL;
+}
+
+int MPID_Open_port(MPIR_Info * info, char *port_name)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_port_t *port;
+    int n;
+
+    port = MPL_malloc(sizeof(*port), MPL_MEM_DYNAMIC);
+    MPIR_ERR_CHKANDJUMP1(port == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "mm port");
+    port->tag = ++last_port_tag;
+    n = snprintf(port_name, MPI_MAX_PORT_NAME, MM_PORT_PREFIX "%d:", port->tag);
+    if (mm_vc_describe(MPIR_Process.rank, 1, port_name + n, MPI_MAX_PORT_NAME - n) < 0) {
+        MPL_free(port);
+        MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**mm|portlen", "**mm|portlen %d",
+                             MPI_MAX_PORT_NAME);
+    }
+    port->next = open_ports;
+    open_ports = port;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* --- the roots' handshake --- */
+
+/* Wait for req to complete. */
+static int wait_req(MPIR_Request * req)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPID_Progress_state state;
+
+    MPID_Progress_start(&state);
+    while (!MPIR_Request_is_complete(req) && mpi_errno == MPI_SUCCESS)
+        mpi_errno = MPID_Progress_wait(&state);
+    MPID_Progress_end(&state);
+    return mpi_errno;
+}
+
+static double deadline_after(int seconds)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9 + seconds;
+}
+
+static int connect_timeout(MPIR_Info * info)
+{
+    int timeout = MPIR_CVAR_MM_CONNECT_TIMEOUT, flag = 0;
+    char val[MPI_MAX_INFO_VAL + 1];
+
+    if (info) {
+        MPIR_Info_get_impl(info, "timeout", MPI_MAX_INFO_VAL, val, &flag);
+        if (flag && atoi(val) > 0)
+            timeout = atoi(val);
+    }
+    return timeout;
+}
+
+/* Answer a REQ (taken from the port channel) on the connector's context. With status OK
+ * the one-to-one intercommunicator stays for the exchange (*tmp); otherwise it is gone. */
+static int port_reply(const mm_port_req_t * req, int status, MPIR_Comm ** tmp)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *sreq;
+    MPIR_Context_id_t ctx = 0;
+    mm_port_reply_t reply = {.magic = MM_PORT_MAGIC,.status = status };
+    uint64_t gpid;
+    const char *cards;
+    int lpid;
+
+    *tmp = NULL;
+    MPIR_ERR_CHKANDJUMP1(req->magic != MM_PORT_MAGIC || req->ctx > UINT16_MAX ||
+                         memchr(req->descr, '\0', sizeof(req->descr)) == NULL ||
+                         !mm_vc_parse_descr(req->descr, &gpid, &cards), mpi_errno,
+                         MPI_ERR_OTHER, "**mm|badport", "**mm|badport %s",
+                         "(a malformed connect request)");
+    mpi_errno = mm_vc_lookup(gpid, cards, 1, &lpid);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Get_contextid_sparse(MPIR_Process.comm_self, &ctx, FALSE);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_peer_intercomm_create((MPIR_Context_id_t) req->ctx, ctx, (uint64_t) lpid,
+                                           1, tmp);
+    if (mpi_errno) {
+        MPIR_Free_contextid(ctx);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    reply.ctx = ctx;
+    /* Point-to-point context (offset 0), where the connector's receive waits. */
+    mpi_errno = MPID_Isend(&reply, sizeof(reply), MPI_BYTE, 0, MM_PORT_TAG_REPLY, *tmp, 0,
+                           &sreq);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = wait_req(sreq);
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = sreq->status.MPI_ERROR;
+    MPIR_Request_free(sreq);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (status != MM_PORT_OK) {
+        MPIR_Comm_release(*tmp);
+        *tmp = NULL;
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    if (*tmp) {
+        MPIR_Comm_release(*tmp);
+        *tmp = NULL;
+    }
+    goto fn_exit;
+}
+
+static int port_post_recv(int tag, mm_port_req_t * buf, MPIR_Request ** req)
+{
+    MPIR_Comm *self = MPIR_Process.comm_self;
+
+    return MPID_Irecv(buf, sizeof(*buf), MPI_BYTE, MPI_ANY_SOURCE, tag, self,
+                      MM_CTX_PORT - self->recvcontext_id, req);
+}
+
+/* Acceptor root: take the oldest REQ on the port and answer it. */
+static int accept_root(const char *port_name, MPIR_Comm ** tmp)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *rreq = NULL;
+    mm_port_req_t *req = NULL;
+    uint64_t gpid;
+    const char *cards;
+    int tag;
+
+    mpi_errno = port_parse(port_name, &tag, &gpid, &cards);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP2(gpid != mm_my_gpid || port_find(tag) == NULL, mpi_errno, MPI_ERR_PORT,
+                         "**mm|portclosed", "**mm|portclosed %s %s", port_name,
+                         "MPI_Comm_accept needs a port this process opened and has not closed");
+    req = MPL_malloc(sizeof(*req), MPL_MEM_DYNAMIC);
+    MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "mm connect request");
+    mpi_errno = port_post_recv(tag, req, &rreq);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = wait_req(rreq);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = rreq->status.MPI_ERROR;
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = port_reply(req, MM_PORT_OK, tmp);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    if (rreq)
+        MPIR_Request_free(rreq);
+    MPL_free(req);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Connector root: send REQ, wait for REPLY (or the timeout). */
+static int connect_root(const char *port_name, int timeout, MPIR_Comm ** tmp)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *sreq = NULL, *rreq = NULL;
+    mm_port_req_t *req = NULL;
+    mm_port_reply_t reply;
+    MPIR_Context_id_t ctx = 0;
+    uint64_t gpid;
+    const char *cards;
+    int tag, lpid;
+
+    *tmp = NULL;
+    mpi_errno = port_parse(port_name, &tag, &gpid, &cards);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_vc_lookup(gpid, cards, 1, &lpid);
+    MPIR_ERR_CHECK(mpi_errno);
+    req = MPL_calloc(1, sizeof(*req), MPL_MEM_DYNAMIC);
+    MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "mm connect request");
+    mpi_errno = MPIR_Get_contextid_sparse(MPIR_Process.comm_self, &ctx, FALSE);
+    MPIR_ERR_CHECK(mpi_errno);
+    /* The acceptor's context is not known yet: 0 until the REPLY names it. */
+    mpi_errno = MPIR_peer_intercomm_create(0, ctx, (uint64_t) lpid, 0, tmp);
+    if (mpi_errno) {
+        MPIR_Free_contextid(ctx);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    req->magic = MM_PORT_MAGIC;
+    req->ctx = ctx;
+    MPIR_ERR_CHKANDJUMP1(mm_vc_describe(MPIR_Process.rank, 1, req->descr, sizeof(req->descr)) < 0,
+                         mpi_errno, MPI_ERR_OTHER, "**mm|portlen", "**mm|portlen %d",
+                         MM_DESCR_MAX);
+
+    mpi_errno = MPID_Irecv(&reply, sizeof(reply), MPI_BYTE, 0, MM_PORT_TAG_REPLY, *tmp, 0, &rreq);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPID_Isend(req, sizeof(*req), MPI_BYTE, 0, tag, *tmp, MM_CTX_PORT, &sreq);
+    MPIR_ERR_CHECK(mpi_errno);
+    /* Until the REPLY, the deadline, or the REQ failing (the port's process is gone). */
+    {
+        MPID_Progress_state state;
+        double deadline = deadline_after(timeout);
+
+        MPID_Progress_start(&state);
+        while (!MPIR_Request_is_complete(rreq) && !(MPIR_Request_is_complete(sreq) &&
+                                                    sreq->status.MPI_ERROR != MPI_SUCCESS)) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            if (ts.tv_sec + ts.tv_nsec * 1e-9 >= deadline)
+                break;
+            mpi_errno = MPID_Progress_wait(&state);
+            if (mpi_errno)
+                break;
+        }
+        MPID_Progress_end(&state);
+        /* the connection to the port's process failed under us */
+        MPIR_ERR_CHKANDJUMP2(mpi_errno, mpi_errno, MPI_ERR_PORT, "**mm|portunreach",
+                             "**mm|portunreach %s %d", port_name, MPIR_ERR_GET_CLASS(mpi_errno));
+    }
+    if (!MPIR_Request_is_complete(rreq)) {
+        /* Withdraw what is outstanding without waiting for the acceptor's process, which
+         * may not be in MPI at all: its engine drops the REQ when the cancel arrives. */
+        int err = MPIR_Request_is_complete(sreq) ? sreq->status.MPI_ERROR : MPI_SUCCESS;
+        mpi_errno = MPID_Cancel_recv(rreq);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (err == MPI_SUCCESS)
+            (void) MPID_Cancel_send(sreq);
+        MPIR_ERR_CHKANDJUMP2(err != MPI_SUCCESS, mpi_errno, MPI_ERR_PORT, "**mm|portunreach",
+                             "**mm|portunreach %s %d", port_name, MPIR_ERR_GET_CLASS(err));
+        MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_PORT, "**mm|connecttimeout",
+                             "**mm|connecttimeout %s %d", port_name, timeout);
+    }
+    MPIR_ERR_CHKANDJUMP1(reply.magic != MM_PORT_MAGIC || reply.ctx > UINT16_MAX, mpi_errno,
+                         MPI_ERR_PORT, "**mm|badport", "**mm|badport %s", port_name);
+    MPIR_ERR_CHKANDJUMP2(reply.status != MM_PORT_OK, mpi_errno, MPI_ERR_PORT,
+                         "**mm|portclosed", "**mm|portclosed %s %s", port_name,
+                         "the port was closed before it accepted this connect");
+    (*tmp)->context_id = (MPIR_Context_id_t) reply.ctx;
+
+  fn_exit:
+    if (sreq)
+        MPIR_Request_free(sreq);
+    if (rreq)
+        MPIR_Request_free(rreq);
+    MPL_free(req);
+    return mpi_errno;
+  fn_fail:
+    if (*tmp) {
+        MPIR_Comm_release(*tmp);
+        *tmp = NULL;
+    }
+    goto fn_exit;
 }
 
 int MPID_Close_port(const char *port_name)
 {
-    return mm_notimpl(__func__);
+    int mpi_errno = MPI_SUCCESS;
+    mm_port_t **pp, *port;
+    uint64_t gpid;
+    const char *cards;
+    int tag, found;
+
+    mpi_errno = port_parse(port_name, &tag, &gpid, &cards);
+    MPIR_ERR_CHECK(mpi_errno);
+    pp = port_find(tag);
+    MPIR_ERR_CHKANDJUMP2(gpid != mm_my_gpid || pp == NULL, mpi_errno, MPI_ERR_PORT,
+                         "**mm|portclosed", "**mm|portclosed %s %s", port_name,
+                         "it is not an open port of this process");
+    port = *pp;
+    *pp = port->next;
+    MPL_free(port);
+
+    /* Connects that came too late get an answer rather than a timeout. */
+    do {
+        MPI_Status status;
+        mm_port_req_t *req;
+        MPIR_Request *rreq = NULL;
+        MPIR_Comm *self = MPIR_Process.comm_self, *tmp = NULL;
+
+        mpi_errno = MPID_Iprobe(MPI_ANY_SOURCE, tag, self, MM_CTX_PORT - self->recvcontext_id,
+                                &found, &status);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (!found)
+            break;
+        req = MPL_malloc(sizeof(*req), MPL_MEM_DYNAMIC);
+        MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "mm connect request");
+        mpi_errno = port_post_recv(tag, req, &rreq);
+        if (mpi_errno == MPI_SUCCESS)
+            mpi_errno = wait_req(rreq);
+        if (mpi_errno == MPI_SUCCESS && rreq->status.MPI_ERROR == MPI_SUCCESS)
+            (void) port_reply(req, MM_PORT_REFUSED, &tmp);      /* best effort */
+        if (rreq)
+            MPIR_Request_free(rreq);
+        MPL_free(req);
+        MPIR_ERR_CHECK(mpi_errno);
+    } while (found);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
-int MPID_Comm_accept(const char *port_name, MPIR_Info *info, int root, MPIR_Comm *comm,
-                     MPIR_Comm **newcomm)
+/* --- accept and connect --- */
+
+/* Both sides: the root runs the handshake (handshake() leaves the one-to-one
+ * intercommunicator in tmp), swaps the groups and new context ids, and every process
+ * builds the intercommunicator. */
+static int dynproc_join(MPIR_Comm * comm, int root, int is_acceptor, const char *port_name,
+                        MPIR_Info * info, MPIR_Comm ** newcomm)
 {
+    int mpi_errno = MPI_SUCCESS, root_errno = MPI_SUCCESS;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    MPIR_Context_id_t my_ctx = 0;
+    MPIR_Comm *tmp = NULL, *ic = NULL;
+    mm_group_info_t ginfo = { 0 };
+    uint64_t *lpids = NULL;
+    int hdr[2] = { MPI_SUCCESS, 0 };    /* root's outcome, the remote group's context id */
+
     *newcomm = NULL;
-    return mm_notimpl(__func__);
+    /* The context id the new intercommunicator receives on, agreed within our group. */
+    mpi_errno = MPIR_Get_contextid_sparse(comm, &my_ctx, FALSE);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    if (comm->rank == root) {
+        int peer_ctx = 0, ctx = my_ctx;
+
+        if (is_acceptor)
+            root_errno = accept_root(port_name, &tmp);
+        else
+            root_errno = connect_root(port_name, connect_timeout(info), &tmp);
+        if (root_errno == MPI_SUCCESS)
+            root_errno = mm_group_swap(comm, tmp, 0, MM_PORT_TAG_SWAP, &ginfo);
+        if (root_errno == MPI_SUCCESS)
+            root_errno = MPIC_Sendrecv(&ctx, 1, MPI_INT, 0, MM_PORT_TAG_SWAP, &peer_ctx, 1,
+                                       MPI_INT, 0, MM_PORT_TAG_SWAP, tmp, MPI_STATUS_IGNORE,
+                                       &errflag);
+        /* The acceptor's group is the low one, whatever the gpids say: a process that
+         * connects to itself is both leaders. */
+        ginfo.is_low_group = is_acceptor;
+        hdr[0] = root_errno == MPI_SUCCESS ? MPI_SUCCESS : MPIR_ERR_GET_CLASS(root_errno);
+        hdr[1] = peer_ctx;
+    }
+    mpi_errno = MPIR_Bcast(hdr, 2, MPI_INT, root, comm, &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (hdr[0] != MPI_SUCCESS) {
+        if (comm->rank == root)
+            mpi_errno = root_errno;
+        else
+        {
+            int errclass = hdr[0];      /* the root's error class, for everyone */
+            mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
+                                             __LINE__, errclass, "**mm|rootfailed",
+                                             "**mm|rootfailed %d", root);
+        }
+        goto fn_fail;
+    }
+    mpi_errno = mm_group_bcast(comm, root, &ginfo);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_group_lpids(&ginfo, &lpids);
+    MPIR_ERR_CHECK(mpi_errno);
+
+    mpi_errno = MPIR_Comm_create(&ic);
+    MPIR_ERR_CHECK(mpi_errno);
+    ic->context_id = (MPIR_Context_id_t) hdr[1];
+    ic->recvcontext_id = my_ctx;
+    my_ctx = 0;         /* ic owns it now */
+    ic->remote_size = ginfo.remote_size;
+    ic->local_size = comm->local_size;
+    ic->rank = comm->rank;
+    ic->comm_kind = MPIR_COMM_KIND__INTERCOMM;
+    ic->local_comm = NULL;
+    ic->is_low_group = ginfo.is_low_group;
+    mpi_errno = MPID_Create_intercomm_from_lpids(ic, ginfo.remote_size, lpids);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_Comm_map_dup(ic, comm, MPIR_COMM_MAP_DIR__L2L);
+    ic->tainted = 1;
+    mpi_errno = MPIR_Comm_commit(ic);
+    MPIR_ERR_CHECK(mpi_errno);
+    *newcomm = ic;
+    ic = NULL;
+
+  fn_exit:
+    /* After the new intercommunicator took its references on the VCs. */
+    if (tmp)
+        MPIR_Comm_release(tmp);
+    MPL_free(ginfo.blob);
+    MPL_free(lpids);
+    return mpi_errno;
+  fn_fail:
+    if (ic)
+        MPIR_Comm_release(ic);
+    else if (my_ctx)
+        MPIR_Free_contextid(my_ctx);
+    goto fn_exit;
 }
 
-int MPID_Comm_connect(const char *port_name, MPIR_Info *info, int root, MPIR_Comm *comm,
-                      MPIR_Comm **newcomm)
+int MPID_Comm_accept(const char *port_name, MPIR_Info * info, int root, MPIR_Comm * comm,
+                     MPIR_Comm ** newcomm)
 {
-    *newcomm = NULL;
-    return mm_notimpl(__func__);
+    return dynproc_join(comm, root, 1, port_name, info, newcomm);
 }
 
-int MPID_Comm_disconnect(MPIR_Comm *comm)
+int MPID_Comm_connect(const char *port_name, MPIR_Info * info, int root, MPIR_Comm * comm,
+                      MPIR_Comm ** newcomm)
 {
-    return mm_notimpl(__func__);
+    return dynproc_join(comm, root, 0, port_name, info, newcomm);
 }
+
+int MPID_Comm_disconnect(MPIR_Comm * comm)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPID_Progress_state state;
+
+    /* Every request on comm holds a reference: wait until ours is the last. */
+    MPID_Progress_start(&state);
+    while (MPIR_Object_get_ref(comm) > 1) {
+        mpi_errno = MPID_Progress_wait(&state);
+        if (mpi_errno)
+            break;
+    }
+    MPID_Progress_end(&state);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPIR_Comm_free_impl(comm);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* --- spawn --- */
 
 int MPID_Comm_spawn_multiple(int count, char *commands[], char **argvs[], const int maxprocs[],
-                             MPIR_Info *infos[], int root, MPIR_Comm *comm, MPIR_Comm **intercomm,
-                             int errcodes[])
+                             MPIR_Info * infos[], int root, MPIR_Comm * comm,
+                             MPIR_Comm ** intercomm, int errcodes[])
 {
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Errflag_t errflag = MPIR_ERR_NONE;
+    char port_name[MPI_MAX_PORT_NAME] = "";
+    int *pmi_errcodes = NULL;
+    int hdr[2] = { 0, MPI_SUCCESS };    /* processes asked for, the root's outcome */
+    int root_errno = MPI_SUCCESS, nstarted = 0;
+
     *intercomm = NULL;
-    return mm_notimpl(__func__);
+    if (comm->rank == root) {
+        for (int i = 0; i < count; i++)
+            hdr[0] += maxprocs[i];
+        pmi_errcodes = MPL_calloc(MPL_MAX(hdr[0], 1), sizeof(int), MPL_MEM_DYNAMIC);
+        if (pmi_errcodes == NULL)
+            MPIR_ERR_SET1(root_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s", "spawn codes");
+        if (root_errno == MPI_SUCCESS)
+            root_errno = MPID_Open_port(NULL, port_name);
+        if (root_errno == MPI_SUCCESS) {
+            struct MPIR_PMI_KEYVAL preput = {.key = MM_PARENT_PORT_KEY,.val = port_name };
+            root_errno = MPIR_pmi_spawn_multiple(count, commands, argvs, maxprocs, infos, 1,
+                                                 &preput, pmi_errcodes);
+        }
+        hdr[1] = root_errno == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_SPAWN;
+    }
+    mpi_errno = MPIR_Bcast(hdr, 2, MPI_INT, root, comm, &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (hdr[1] != MPI_SUCCESS) {
+        if (comm->rank == root)
+            mpi_errno = MPIR_Err_create_code(root_errno, MPIR_ERR_RECOVERABLE, __func__,
+                                             __LINE__, MPI_ERR_SPAWN, "**spawn", 0);
+        else
+            MPIR_ERR_SET1(mpi_errno, MPI_ERR_SPAWN, "**mm|rootfailed", "**mm|rootfailed %d",
+                          root);
+        goto fn_fail;
+    }
+    if (pmi_errcodes == NULL) {
+        pmi_errcodes = MPL_calloc(MPL_MAX(hdr[0], 1), sizeof(int), MPL_MEM_DYNAMIC);
+        MPIR_ERR_CHKANDJUMP1(pmi_errcodes == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                             "**nomem %s", "spawn codes");
+    }
+    /* Per-process outcome, known at the root; every process reports it. */
+    mpi_errno = MPIR_Bcast(pmi_errcodes, hdr[0], MPI_INT, root, comm, &errflag);
+    MPIR_ERR_CHECK(mpi_errno);
+    for (int i = 0; i < hdr[0]; i++) {
+        if (errcodes != MPI_ERRCODES_IGNORE)
+            errcodes[i] = pmi_errcodes[i] == 0 ? MPI_SUCCESS : MPI_ERR_SPAWN;
+        nstarted += pmi_errcodes[i] == 0;
+    }
+    MPIR_ERR_CHKANDJUMP1(nstarted == 0, mpi_errno, MPI_ERR_SPAWN, "**mm|spawnnone",
+                         "**mm|spawnnone %d", hdr[0]);
+    mpi_errno = MPID_Comm_accept(port_name, NULL, root, comm, intercomm);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    if (comm->rank == root && port_name[0]) {
+        int err = MPID_Close_port(port_name);
+        if (mpi_errno == MPI_SUCCESS)
+            mpi_errno = err;
+    }
+    MPL_free(pmi_errcodes);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* A spawned process: connect to the parents' port, named in our PMI space. */
+int mm_dynproc_connect_parent(void)
+{
+    int mpi_errno = MPI_SUCCESS;
+    char port_name[MPI_MAX_PORT_NAME];
+
+    if (!MPIR_Process.has_parent)
+        goto fn_exit;
+    mpi_errno = MPIR_pmi_kvs_get(-1, MM_PARENT_PORT_KEY, port_name, sizeof(port_name));
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = MPID_Comm_connect(port_name, NULL, 0, MPIR_Process.comm_world,
+                                  &MPIR_Process.comm_parent);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPL_strncpy(MPIR_Process.comm_parent->name, "MPI_COMM_PARENT", MPI_MAX_OBJECT_NAME);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }
 
 /* MPIR asks for the MPI_UNIVERSE_SIZE attribute and caches the answer, where -1

@@ -70,6 +70,8 @@ int MPID_Init(int requested, int *provided)
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = mm_methods_init();
     MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_vc_init_names();
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     MPIR_FUNC_EXIT;
@@ -78,9 +80,10 @@ int MPID_Init(int requested, int *provided)
     goto fn_exit;
 }
 
+/* MPI_COMM_WORLD exists now: a spawned job connects to its parents over it. */
 int MPID_InitCompleted(void)
 {
-    return MPI_SUCCESS;
+    return mm_dynproc_connect_parent();
 }
 
 int MPID_Finalize(void)

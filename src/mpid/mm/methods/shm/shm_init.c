@@ -176,6 +176,9 @@ static int shm_finalize(void)
  * several fake nodes, which is how mixed shm/tcp jobs are tested on one machine). */
 static int shm_can_reach(int lpid, const char *card)
 {
+    /* The segment is this job's: another job's processes are not in it, same host or not. */
+    if (lpid >= MPIR_Process.size)
+        return 0;
     return MPIR_Process.node_map[lpid] == MPIR_Process.node_map[MPIR_Process.rank];
 }
 

@@ -96,10 +96,10 @@ static void sock_tune(int fd)
 
 /* A handshake message is 24 bytes on a fresh socket: it always fits the send buffer, so a
  * short write means the socket is broken. */
-static int hs_send(int fd, int kind, int lpid, uint64_t token)
+static int hs_send(int fd, int kind, uint64_t token)
 {
     tcp_hello_t h = {.magic = TCP_HELLO_MAGIC,.version = TCP_WIRE_VERSION,.kind = kind,
-        .lpid = lpid,.reserved = 0,.token = token
+        .gpid = mm_my_gpid,.token = token
     };
     ssize_t n;
 
@@ -170,7 +170,7 @@ static int attempt_connect(tcp_conn_t * conn)
             rc = connect(fd, (struct sockaddr *) &sin, sizeof(sin));
         } while (rc != 0 && errno == EINTR);
         if (rc == 0) {
-            if (hs_send(fd, TCP_HS_HELLO, MPIR_Process.rank, peer->token) == 0) {
+            if (hs_send(fd, TCP_HS_HELLO, peer->token) == 0) {
                 conn->state = TCP_CONN_HELLO_SENT;
                 tcp_conn_set_events(conn, EPOLLIN);
                 goto fn_exit;
@@ -276,16 +276,24 @@ static int accept_hello(tcp_conn_t * conn)
     const tcp_hello_t *h = &conn->hs;
     mm_vc_t *vc;
     tcp_vc_t *t;
-    int accept;
+    int accept, lpid = -1;
 
-    if (!hs_valid(h, TCP_HS_HELLO) || h->token != tcp_state.token || h->lpid < 0 ||
-        h->lpid >= mm_vc_table_size || h->lpid == MPIR_Process.rank) {
-        /* Not for us (a stale card, another job, a port scanner): close it and carry on.
-         * The connector tries its next address. */
+    if (hs_valid(h, TCP_HS_HELLO) && h->token == tcp_state.token && h->gpid != mm_my_gpid &&
+        mm_vc_lookup(h->gpid, NULL, 1, &lpid) != MPI_SUCCESS)
+        lpid = -1;
+    if (lpid < 0) {
+        /* Not for us (a stale card, a port scanner, a gpid of our job that does not
+         * exist): close it and carry on. The connector tries its next address. */
         tcp_conn_kill(conn);
         goto fn_exit;
     }
-    mpi_errno = mm_vc_get(h->lpid, &vc);
+    vc = mm_vc_at(lpid);
+    if (vc->state == MM_VC_STATE_UNBOUND && lpid >= MPIR_Process.size && vc->cards == NULL) {
+        /* A process of another job that reached us before we learnt its cards. */
+        mpi_errno = mm_methods_bind(vc, &mm_tcp_method, NULL);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    mpi_errno = mm_vc_get(lpid, &vc);
     MPIR_ERR_CHECK(mpi_errno);
     if (vc->method != &mm_tcp_method) {
         tcp_conn_kill(conn);    /* the peer disagrees on MPIR_CVAR_MM_METHODS */
@@ -296,11 +304,11 @@ static int accept_hello(tcp_conn_t * conn)
     if (t->conn)
         accept = 0;
     else if (t->attempt)
-        accept = h->lpid < MPIR_Process.rank;
+        accept = h->gpid < mm_my_gpid;
     else
         accept = !t->failed;
 
-    if (hs_send(conn->fd, accept ? TCP_HS_ACK : TCP_HS_NACK, MPIR_Process.rank, 0) != 0 ||
+    if (hs_send(conn->fd, accept ? TCP_HS_ACK : TCP_HS_NACK, 0) != 0 ||
         !accept) {
         tcp_conn_kill(conn);
         goto fn_exit;
@@ -325,8 +333,7 @@ int tcp_conn_handshake(tcp_conn_t * conn, uint32_t events)
             if (getsockopt(conn->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
                 err = errno;
             if (err == 0 && !(events & (EPOLLERR | EPOLLHUP)) &&
-                hs_send(conn->fd, TCP_HS_HELLO, MPIR_Process.rank,
-                        tcp_vc(conn->vc)->peer->token) == 0) {
+                hs_send(conn->fd, TCP_HS_HELLO, tcp_vc(conn->vc)->peer->token) == 0) {
                 conn->state = TCP_CONN_HELLO_SENT;
                 tcp_conn_set_events(conn, EPOLLIN);
                 break;

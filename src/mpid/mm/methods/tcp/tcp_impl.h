@@ -12,10 +12,13 @@
  * CONNECTION SETUP, lazily on a VC's first write:
  *     connector                          acceptor
  *     connect() (nonblocking) -------->  accept()
- *     HELLO {lpid, token wanted} ------>  checks token; tie-break
+ *     HELLO {gpid, token wanted} ------>  checks token; tie-break
  *                                 <-----  ACK (this socket carries the VC) or NACK
+ * The gpid names the connector in every job (mm_vc.h): a process of another job that
+ * this one has not heard of yet (it connects through a port before our side has learnt
+ * its cards) gets a VC bound to the connection it opened.
  * Tie-break: when both ends of a pair connect at once, the connection started by the
- * lower lpid wins; the higher one's is answered NACK. Both ends apply the same rule to the
+ * lower gpid wins; the higher one's is answered NACK. Both ends apply the same rule to the
  * same two sockets, so exactly one survives, and each end only writes on a VC once a
  * connection is settled. A connector that sees the socket close before any answer (token
  * mismatch) tries the card's next address.
@@ -43,7 +46,7 @@
 #define TCP_PKT_BYE 0xf0
 
 #define TCP_HELLO_MAGIC 0x6d6d7463u     /* "mmtc" */
-#define TCP_WIRE_VERSION 1
+#define TCP_WIRE_VERSION 2
 #define TCP_MAX_ADDRS 8
 #define TCP_RBUF_SIZE (64 * 1024)
 #define TCP_MAX_IOV 64
@@ -59,8 +62,7 @@ typedef struct tcp_hello {
     uint32_t magic;
     uint16_t version;
     uint16_t kind;              /* enum tcp_hs_kind */
-    int32_t lpid;               /* sender's lpid */
-    uint32_t reserved;
+    uint64_t gpid;              /* sender's gpid */
     uint64_t token;             /* HELLO: the token of the process the connector wants */
 } tcp_hello_t;
 

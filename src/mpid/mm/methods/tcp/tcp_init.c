@@ -250,7 +250,7 @@ static int tcp_connect(mm_vc_t * vc, const char *card)
     tcp_vc_t *t = tcp_vc(vc);
 
     memset(t, 0, sizeof(*t));
-    t->peer = MPL_malloc(sizeof(tcp_peer_t), MPL_MEM_ADDRESS);
+    t->peer = MPL_calloc(1, sizeof(tcp_peer_t), MPL_MEM_ADDRESS);
     MPIR_ERR_CHKANDJUMP1(t->peer == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm tcp peer");
     tcp_parse_card(card, t->peer);

@@ -1,0 +1,143 @@
+/*
+ * Two jobs started separately find each other: `port_jobs server NAME` opens a port and
+ * publishes it under NAME; `port_jobs client NAME` looks NAME up (retrying while the server
+ * is still starting) and connects. port_jobs.sh runs the pair under one name server, on
+ * one host and across two network namespaces. Checked:
+ *   - every process of each job exchanges 8 B and 16 MiB messages with every process of
+ *     the other, both ways, with contents that depend on both ranks;
+ *   - the merged intracommunicator orders the server's processes first and its allreduce
+ *     sums every rank of both jobs;
+ *   - after MPI_Comm_disconnect the name is unpublished and the port closed, and
+ *     connecting to the closed port fails with MPI_ERR_PORT instead of hanging (client,
+ *     with a 5 s "timeout" info key).
+ * Each job prints " No Errors" when all of its processes passed.
+ */
+#include "mmtest.h"
+#include <string.h>
+#include <unistd.h>
+
+#define BIG (16 << 20)
+
+static void fill(unsigned char *buf, size_t n, int from, int to)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (unsigned char) (i * 13 + from * 29 + to * 7);
+}
+
+static int check(const unsigned char *buf, size_t n, int from, int to)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != (unsigned char) (i * 13 + from * 29 + to * 7))
+            return 0;
+    return 1;
+}
+
+static void exchange(MPI_Comm inter, int me, int remote_base)
+{
+    int rsize, sizes[2] = { 8, BIG };
+    unsigned char *out = mmt_malloc(BIG), *in = mmt_malloc(BIG);
+
+    MPI_Comm_remote_size(inter, &rsize);
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < rsize; i++) {
+            MPI_Request req;
+            fill(out, sizes[s], me, remote_base + i);
+            memset(in, 0, sizes[s]);
+            MPI_Irecv(in, sizes[s], MPI_BYTE, i, s, inter, &req);
+            MPI_Send(out, sizes[s], MPI_BYTE, i, s, inter);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            CHECK(check(in, sizes[s], remote_base + i, me), "%d bytes from remote rank %d",
+                  sizes[s], i);
+        }
+    }
+    free(out);
+    free(in);
+}
+
+int main(int argc, char **argv)
+{
+    char port[MPI_MAX_PORT_NAME] = "";
+    MPI_Comm inter, merged;
+    int rank, size, rsize, server, mrank, msize, sum, total = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc != 3 || (strcmp(argv[1], "server") != 0 && strcmp(argv[1], "client") != 0)) {
+        if (rank == 0)
+            printf("usage: port_jobs server|client NAME\n");
+        MPI_Finalize();
+        return 2;
+    }
+    server = strcmp(argv[1], "server") == 0;
+
+    if (server) {
+        if (rank == 0) {
+            CHECK_MPI(MPI_Open_port(MPI_INFO_NULL, port));
+            CHECK_MPI(MPI_Publish_name(argv[2], MPI_INFO_NULL, port));
+        }
+        CHECK_MPI(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+    } else {
+        if (rank == 0) {
+            /* The server may not have published yet. (Hydra's name server answers an
+             * unknown name with success and an empty port, so both mean "not yet".) */
+            for (int tries = 0; tries < 600; tries++) {
+                if (MPI_Lookup_name(argv[2], MPI_INFO_NULL, port) == MPI_SUCCESS && port[0])
+                    break;
+                port[0] = '\0';
+                usleep(100000);
+            }
+            CHECK(port[0] != '\0', "name %s was never published", argv[2]);
+        }
+        MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (port[0] == '\0')
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
+    }
+
+    MPI_Comm_remote_size(inter, &rsize);
+    /* server ranks are 0.., client ranks 100.. in the message contents */
+    exchange(inter, server ? rank : 100 + rank, server ? 100 : 0);
+    CHECK_MPI(MPI_Intercomm_merge(inter, server ? 0 : 1, &merged));
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Comm_size(merged, &msize);
+    CHECK(msize == size + rsize, "merged size %d", msize);
+    CHECK(mrank == (server ? rank : rsize + rank), "merged rank %d", mrank);
+    MPI_Allreduce(&mrank, &sum, 1, MPI_INT, MPI_SUM, merged);
+    CHECK(sum == msize * (msize - 1) / 2, "allreduce over both jobs gave %d", sum);
+    MPI_Comm_free(&merged);
+    CHECK_MPI(MPI_Comm_disconnect(&inter));
+
+    if (server && rank == 0) {
+        CHECK_MPI(MPI_Unpublish_name(argv[2], MPI_INFO_NULL, port));
+        CHECK_MPI(MPI_Close_port(port));
+    }
+    /* Both jobs are past the port: the client tries it again, now closed. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (!server) {
+        MPI_Info info;
+        int rc, cls = -1;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "timeout", "5");
+        if (rank == 0)
+            sleep(1);   /* the server's close has happened by then (it needs no more) */
+        rc = MPI_Comm_connect(port, info, 0, MPI_COMM_WORLD, &inter);
+        if (rc != MPI_SUCCESS)
+            MPI_Error_class(rc, &cls);
+        CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_PORT,
+              "connect to a closed port: rc %d, class %d (expected MPI_ERR_PORT)", rc, cls);
+        MPI_Info_free(&info);
+    }
+
+    MPI_Reduce(&mmt_errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        if (total == 0)
+            printf(" No Errors\n");
+        else
+            printf(" Found %d errors\n", total);
+        fflush(stdout);
+    }
+    MPI_Finalize();
+    return total != 0;
+}
