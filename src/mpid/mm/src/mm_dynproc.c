@@ -316,21 +316,20 @@ static int connect_root(const char *port_name, int timeout, MPIR_Comm ** tmp)
     MPIR_ERR_CHECK(mpi_errno);
     /* Until the REPLY, the deadline, or the REQ failing (the port's process is gone). */
     {
-        MPID_Progress_state state;
         double deadline = deadline_after(timeout);
 
-        MPID_Progress_start(&state);
+        /* Polls, not MPID_Progress_wait: that returns only once something happens. */
         while (!MPIR_Request_is_complete(rreq) && !(MPIR_Request_is_complete(sreq) &&
                                                     sreq->status.MPI_ERROR != MPI_SUCCESS)) {
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);
             if (ts.tv_sec + ts.tv_nsec * 1e-9 >= deadline)
                 break;
-            mpi_errno = MPID_Progress_wait(&state);
+            mpi_errno = MPID_Progress_test(NULL);
             if (mpi_errno)
                 break;
+            MPL_sched_yield();
         }
-        MPID_Progress_end(&state);
         /* the connection to the port's process failed under us */
         MPIR_ERR_CHKANDJUMP2(mpi_errno, mpi_errno, MPI_ERR_PORT, "**mm|portunreach",
                              "**mm|portunreach %s %d", port_name, MPIR_ERR_GET_CLASS(mpi_errno));

@@ -58,6 +58,8 @@ int MPID_Init(int requested, int *provided)
 
     mpi_errno = MPIR_pmi_init();
     MPIR_ERR_CHECK(mpi_errno);
+    /* MPI_APPNUM: which command of an MPMD launch or MPI_Comm_spawn_multiple this is. */
+    MPIR_Process.attrs.appnum = MPIR_Process.appnum;
 
     /* All engine state sits under MPICH's GLOBAL critical section, so every level works. */
     *provided = MPL_MIN(requested, MPICH_THREAD_LEVEL);
