@@ -313,6 +313,11 @@ static int accept_hello(tcp_conn_t * conn)
         tcp_conn_kill(conn);
         goto fn_exit;
     }
+    /* Our own attempt lost the tie-break: the peer would answer it NACK, but only from its
+     * progress engine, which it may never run again (it may be finalizing already, in a
+     * PMI barrier that waits for us). Drop it now rather than wait for the answer. */
+    if (t->attempt)
+        tcp_conn_kill(t->attempt);
     mpi_errno = conn_settle(conn, vc);
 
   fn_exit:

@@ -270,6 +270,9 @@ static int tcp_close(mm_vc_t * vc)
     int mpi_errno = MPI_SUCCESS;
     tcp_vc_t *t = tcp_vc(vc);
 
+    /* A settled connection makes any attempt of ours moot (see accept_hello). */
+    if (t->conn && t->attempt)
+        tcp_conn_kill(t->attempt);
     while (!t->failed && (t->wq_head || t->attempt || (t->conn && t->bye_state != 2))) {
         int made_progress = 0;
 
