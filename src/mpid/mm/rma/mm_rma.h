@@ -205,6 +205,13 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
 /* Is op an MPI_RMW2_* op defined on basic (MPI_SUCCESS), else an MPI_ERR_OP code. */
 int mm_rma_rmw2_check(int op, MPI_Datatype basic);
 
+/* The accumulate lock of a shared segment is striped: MM_ACC_STRIPES spin locks, one per
+ * cache line at the start of the segment, each guarding the 64-byte granules of the
+ * segment whose index is equal to it modulo MM_ACC_STRIPES (mm_rma_atomic.c). */
+#define MM_ACC_STRIPES 64
+#define MM_ACC_STRIPE_BYTES 64
+#define MM_ACC_LOCKS_BYTES (MM_ACC_STRIPES * MM_ACC_STRIPE_BYTES)
+
 /* Other processes may update the window's memory directly (its accumulate lock lives in
  * a shared segment): accumulates use CPU atomics where they can. */
 static inline int mm_win_acc_atomic(MPIR_Win * win)

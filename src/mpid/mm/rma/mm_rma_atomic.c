@@ -22,9 +22,15 @@
  *                is one CPU compare-and-swap.
  *   the lock     everything else — pair types (MPI_DOUBLE_INT with MAXLOC...), long
  *                double and complex types wider than 8 bytes, unaligned elements: the
- *                window's accumulate lock (win->dev.acc_lock) is held around the whole
- *                operation. For a shared-memory window the lock lives in the segment,
- *                so every process that maps the window honours it.
+ *                window's accumulate lock is held around the whole operation. For a
+ *                shared-memory window the lock lives in the segment, so every process
+ *                that maps the window honours it, and it is striped: MM_ACC_STRIPES spin
+ *                locks at the start of the segment, stripe i guarding the segment's
+ *                64-byte granules g with g % MM_ACC_STRIPES == i. An operation takes the
+ *                stripes of every granule it touches, in increasing order (so two
+ *                operations never wait for each other in a cycle), which makes operations
+ *                on nearby locations serialize and those on distant ones run in parallel.
+ *                Memory only its owner updates has one lock (nobody else takes it).
  */
 
 #include "mm_rma.h"
@@ -44,6 +50,47 @@ static void acc_lock(volatile int *l)
 static void acc_unlock(volatile int *l)
 {
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* The stripes covering niov segments of a window (bit i: stripe i). */
+static uint64_t acc_stripes(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov)
+{
+    uintptr_t base = (uintptr_t) win->dev.acc_lock;
+    uint64_t mask = 0;
+
+    if (!mm_win_acc_atomic(win))
+        return 1;
+    for (MPI_Aint i = 0; i < niov && mask != UINT64_MAX; i++) {
+        uintptr_t first, last;
+        if (iov[i].iov_len == 0)
+            continue;
+        first = ((uintptr_t) iov[i].iov_base - base) / MM_ACC_STRIPE_BYTES;
+        last = ((uintptr_t) iov[i].iov_base + iov[i].iov_len - 1 - base) / MM_ACC_STRIPE_BYTES;
+        if (last - first + 1 >= MM_ACC_STRIPES)
+            return UINT64_MAX;
+        for (uintptr_t g = first; g <= last; g++)
+            mask |= (uint64_t) 1 << (g % MM_ACC_STRIPES);
+    }
+    return mask;
+}
+
+static volatile int *acc_stripe(MPIR_Win * win, int i)
+{
+    return (volatile int *) ((char *) win->dev.acc_lock + (size_t) i * MM_ACC_STRIPE_BYTES);
+}
+
+static void acc_lock_stripes(MPIR_Win * win, uint64_t mask)
+{
+    for (int i = 0; i < MM_ACC_STRIPES; i++)
+        if (mask & ((uint64_t) 1 << i))
+            acc_lock(acc_stripe(win, i));
+}
+
+static void acc_unlock_stripes(MPIR_Win * win, uint64_t mask)
+{
+    for (int i = MM_ACC_STRIPES - 1; i >= 0; i--)
+        if (mask & ((uint64_t) 1 << i))
+            acc_unlock(acc_stripe(win, i));
 }
 
 /* Element size if (basic, op) may use CPU atomics, else 0. */
@@ -159,16 +206,26 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
         }
     } else {
         MPI_Aint basic_size, actual;
+        uint64_t stripes;
 
         MPIR_Datatype_get_size_macro(basic, basic_size);
-        acc_lock(win->dev.acc_lock);
+        if (!sz && mm_win_acc_atomic(win) && !MPIR_DATATYPE_IS_PREDEFINED(type)) {
+            /* the segments decide which stripes to take */
+            mpi_errno = target_segments(addr, count, type, nelem * basic_size, &iov, &niov);
+            MPIR_ERR_CHECK(mpi_errno);
+        } else if (!sz) {
+            one.iov_base = addr;
+            one.iov_len = nelem * basic_size;
+        }
+        stripes = acc_stripes(win, iov, niov);
+        acc_lock_stripes(win, stripes);
         if (old)
             mpi_errno = MPIR_Typerep_pack(addr, count, type, 0, old, nelem * basic_size,
                                           &actual);
         if (mpi_errno == MPI_SUCCESS && op != MPI_NO_OP)
             mpi_errno = MPIR_Typerep_op((void *) src, nelem, basic, addr, count, type, op,
                                         true, -1);
-        acc_unlock(win->dev.acc_lock);
+        acc_unlock_stripes(win, stripes);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
@@ -214,12 +271,18 @@ int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *
     }
     {
         MPI_Aint size;
+        struct iovec one;
+        uint64_t stripes;
+
         MPIR_Datatype_get_size_macro(type, size);
-        acc_lock(win->dev.acc_lock);
+        one.iov_base = addr;
+        one.iov_len = size;
+        stripes = acc_stripes(win, &one, 1);
+        acc_lock_stripes(win, stripes);
         memcpy(old, addr, size);
         if (MPIR_Compare_equal(compare, addr, type))
             memcpy(addr, newval, size);
-        acc_unlock(win->dev.acc_lock);
+        acc_unlock_stripes(win, stripes);
     }
     return MPI_SUCCESS;
 }
@@ -375,7 +438,8 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
     size_t sz;
     struct iovec one, *iov = &one;
     MPI_Aint niov = 1;
-    int aligned = 1, locked = 0;
+    int aligned = 1;
+    uint64_t locked = 0;        /* the stripes held */
     const char *a = operand, *b = operand2;
     char *o = old;
 
@@ -394,8 +458,8 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
     for (MPI_Aint i = 0; i < niov && aligned; i++)
         aligned = ((uintptr_t) iov[i].iov_base % sz) == 0 && iov[i].iov_len % sz == 0;
     if (!mm_win_acc_atomic(win) || !aligned || lockfree_size(basic, MPI_REPLACE) == 0) {
-        acc_lock(win->dev.acc_lock);
-        locked = 1;
+        locked = acc_stripes(win, iov, niov);
+        acc_lock_stripes(win, locked);
     }
     for (MPI_Aint i = 0; i < niov; i++) {
         char *p = iov[i].iov_base;
@@ -415,7 +479,7 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
         }
     }
     if (locked)
-        acc_unlock(win->dev.acc_lock);
+        acc_unlock_stripes(win, locked);
 
   fn_exit:
     if (iov != &one)

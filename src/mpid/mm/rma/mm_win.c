@@ -23,7 +23,8 @@
 #include <unistd.h>
 #include <errno.h>
 
-/* The segment of a shared window starts with this much room for the lock. */
+/* Members' parts of a shared window's segment start on this alignment (after the
+ * accumulate locks, MM_ACC_LOCKS_BYTES). */
 #define MM_SHM_WIN_HEADER 64
 #define MM_SHM_WIN_PAGE 4096
 
@@ -352,7 +353,7 @@ int MPID_Win_allocate_shared(MPI_Aint size, int disp_unit, MPIR_Info * info, MPI
 
     /* Contiguous unless asked otherwise: rank r's memory starts where r-1's ends. With
      * alloc_shared_noncontig each part starts on its own page. */
-    off = MM_SHM_WIN_HEADER;
+    off = MM_ACC_LOCKS_BYTES;
     for (int r = 0; r < n; r++) {
         if (win->dev.info_alloc_shared_noncontig)
             off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_PAGE);
@@ -420,7 +421,7 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
     mpi_errno = MPIR_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recs, 3, MPI_AINT, node,
                                &errflag);
     MPIR_ERR_CHECK(mpi_errno);
-    off = MM_SHM_WIN_HEADER;
+    off = MM_ACC_LOCKS_BYTES;
     for (int i = 0; i < n; i++) {
         /* Each member's part on its own cache lines, as malloc would align it. */
         off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_HEADER);
@@ -428,7 +429,7 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
     }
     if (shm_segment(win, node, off) != MPI_SUCCESS)
         goto fn_exit;   /* every member of the node saw it fail: all keep private memory */
-    off = MM_SHM_WIN_HEADER;
+    off = MM_ACC_LOCKS_BYTES;
     for (int i = 0; i < n; i++) {
         mm_win_peer_t *peer = &win->dev.peers[recs[3 * i]];
 
