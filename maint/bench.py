@@ -5,6 +5,7 @@ interleaved, and write a table of medians with mm/peer ratios and a plot.
 Called by `maint/mm bench` (which builds mm and installs the Debian packages first):
 
     maint/bench.py --mm-prefix DIR --out DIR [--reps N] [--rounds N] [--quick]
+                   [--tests NAME,NAME...]
 
 Every (test, process count) runs REPS times per MPI, in the order mm, mpich, openmpi, mm,
 mpich, ... so that whatever else the machine does hits all three alike. Each run prints,
@@ -178,6 +179,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--quick", action="store_true", help="a subset, for trying things out")
+    ap.add_argument("--tests", help="only these benchmarks (comma-separated names: latency, "
+                    "bw, bibw, msgrate, put, get, fop, cas, rmw, allreduce)")
     a = ap.parse_args()
 
     out = os.path.abspath(a.out)
@@ -187,6 +190,12 @@ def main():
     names = [m[0] for m in mpis]
     bins = build(out, mpis)
     tests = QUICK_TESTS if a.quick else TESTS
+    if a.tests:
+        want = a.tests.split(",")
+        unknown = set(want) - {t[0] for t in TESTS}
+        if unknown:
+            ap.error("unknown benchmark(s): " + ", ".join(sorted(unknown)))
+        tests = [t for t in tests if t[0] in want]
 
     runs = {}       # (test, variant, np, size) -> name -> [run medians]
     start = time.time()

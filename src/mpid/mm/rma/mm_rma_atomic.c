@@ -167,27 +167,52 @@ static int target_segments(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Ai
     goto fn_exit;
 }
 
+/* The target buffer as segments (*iov, *niov: the single *one for a predefined type, else
+ * an array to free) and whether each is aligned to, and a whole number of, esz-byte
+ * elements: what decides between the CPU-atomic and the locked path, and which stripes
+ * the lock takes. */
+static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint len, size_t esz,
+                       struct iovec *one, struct iovec **iov, MPI_Aint * niov, int *aligned)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    *iov = one;
+    *niov = 1;
+    if (esz == 0)
+        esz = 1;
+    if (len == 0 || MPIR_DATATYPE_IS_PREDEFINED(type)) {
+        one->iov_base = addr;
+        one->iov_len = len;
+    } else {
+        mpi_errno = target_segments(addr, count, type, len, iov, niov);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    *aligned = 1;
+    for (MPI_Aint i = 0; i < *niov && *aligned; i++)
+        *aligned = ((uintptr_t) (*iov)[i].iov_base % esz) == 0 && (*iov)[i].iov_len % esz == 0;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
                      const void *src, MPI_Aint nelem, MPI_Datatype basic, MPI_Op op, void *old)
 {
     int mpi_errno = MPI_SUCCESS;
     size_t sz = mm_win_acc_atomic(win) ? lockfree_size(basic, op) : 0;
-    MPI_Aint len;
+    MPI_Aint basic_size;
     struct iovec one, *iov = &one;
     MPI_Aint niov = 1;
-    int aligned = 1;
+    int aligned = 0;
 
-    if (sz) {
-        len = nelem * (MPI_Aint) sz;
-        if (MPIR_DATATYPE_IS_PREDEFINED(type)) {
-            one.iov_base = addr;
-            one.iov_len = len;
-        } else {
-            mpi_errno = target_segments(addr, count, type, len, &iov, &niov);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-        for (MPI_Aint i = 0; i < niov && aligned; i++)
-            aligned = ((uintptr_t) iov[i].iov_base % sz) == 0 && iov[i].iov_len % sz == 0;
+    MPIR_Datatype_get_size_macro(basic, basic_size);
+    /* Memory only its owner updates needs neither the segments nor stripes. */
+    if (mm_win_acc_atomic(win)) {
+        mpi_errno = target_view(addr, count, type, nelem * basic_size,
+                                sz ? sz : (size_t) basic_size, &one, &iov, &niov, &aligned);
+        MPIR_ERR_CHECK(mpi_errno);
     }
     if (sz && aligned) {
         MPIR_op_function *uop = MPIR_OP_HDL_TO_FN(op);
@@ -205,19 +230,9 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
             }
         }
     } else {
-        MPI_Aint basic_size, actual;
-        uint64_t stripes;
+        MPI_Aint actual;
+        uint64_t stripes = acc_stripes(win, iov, niov);
 
-        MPIR_Datatype_get_size_macro(basic, basic_size);
-        if (!sz && mm_win_acc_atomic(win) && !MPIR_DATATYPE_IS_PREDEFINED(type)) {
-            /* the segments decide which stripes to take */
-            mpi_errno = target_segments(addr, count, type, nelem * basic_size, &iov, &niov);
-            MPIR_ERR_CHECK(mpi_errno);
-        } else if (!sz) {
-            one.iov_base = addr;
-            one.iov_len = nelem * basic_size;
-        }
-        stripes = acc_stripes(win, iov, niov);
         acc_lock_stripes(win, stripes);
         if (old)
             mpi_errno = MPIR_Typerep_pack(addr, count, type, 0, old, nelem * basic_size,
@@ -434,11 +449,11 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
                       MPI_Datatype basic, int op, void *old)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPI_Aint bsz, len = 0;
+    MPI_Aint bsz;
     size_t sz;
     struct iovec one, *iov = &one;
     MPI_Aint niov = 1;
-    int aligned = 1;
+    int aligned;
     uint64_t locked = 0;        /* the stripes held */
     const char *a = operand, *b = operand2;
     char *o = old;
@@ -447,16 +462,8 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_Datatype_get_size_macro(basic, bsz);
     sz = (size_t) bsz;
-    len = nelem * bsz;
-    if (MPIR_DATATYPE_IS_PREDEFINED(type)) {
-        one.iov_base = addr;
-        one.iov_len = len;
-    } else {
-        mpi_errno = target_segments(addr, count, type, len, &iov, &niov);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    for (MPI_Aint i = 0; i < niov && aligned; i++)
-        aligned = ((uintptr_t) iov[i].iov_base % sz) == 0 && iov[i].iov_len % sz == 0;
+    mpi_errno = target_view(addr, count, type, nelem * bsz, sz, &one, &iov, &niov, &aligned);
+    MPIR_ERR_CHECK(mpi_errno);
     if (!mm_win_acc_atomic(win) || !aligned || lockfree_size(basic, MPI_REPLACE) == 0) {
         locked = acc_stripes(win, iov, niov);
         acc_lock_stripes(win, locked);
