@@ -109,6 +109,10 @@ int mm_dynproc_connect_parent(void);
 /* Communicator hooks MPICH calls through MPIR_Comm_fns (mm_comm.c). */
 extern MPIR_Commops mm_comm_ops;
 
+/* Does comm (an intracomm) include processes of other jobs? Every member then sees one,
+ * and node ids (-1 for them) say nothing about shared memory. */
+int mm_comm_has_other_jobs(MPIR_Comm * comm);
+
 static inline int mm_comm_lpid(MPIR_Comm * comm, int rank)
 {
     return comm->dev.lpids[rank];

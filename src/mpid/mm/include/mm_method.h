@@ -117,6 +117,9 @@ int mm_methods_bind(mm_vc_t * vc, const mm_method_t * method, const char *card);
  * this process) into buf; returns the length, or -1 when buf is too small. */
 int mm_methods_cards(int lpid, char *buf, size_t len);
 
+/* 64 random bits (engine and methods alike name processes with them). */
+uint64_t mm_random64(void);
+
 /* Engine entry for methods: a CAR is finished (see READS/WRITES above). */
 int mm_cq_complete(mm_car_t * car);
 /* A WRITE chain is fully out: complete its HEAD CAR, then its DATA CAR if it has one (read

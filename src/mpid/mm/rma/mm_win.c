@@ -399,14 +399,9 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
 
     mpi_errno = MPID_Get_node_id(win->comm_ptr, win->comm_ptr->rank, &node_id);
     MPIR_ERR_CHECK(mpi_errno);
-    for (int r = 0; r < win->comm_ptr->local_size; r++) {
-        int id;
-        MPID_Get_node_id(win->comm_ptr, r, &id);
-        if (id < 0)
-            node_id = win->comm_ptr->rank;      /* other jobs' node ids are not ours: the
-                                                 * window shares no segment (every member
-                                                 * sees a process of another job) */
-    }
+    if (mm_comm_has_other_jobs(win->comm_ptr))
+        node_id = win->comm_ptr->rank;  /* node ids of two jobs are not comparable: no
+                                         * shared segment */
     mpi_errno = MPIR_Comm_split_impl(win->comm_ptr, node_id, win->comm_ptr->rank, &node);
     MPIR_ERR_CHECK(mpi_errno);
     n = node->local_size;

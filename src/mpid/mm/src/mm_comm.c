@@ -196,7 +196,7 @@ int MPID_Comm_get_lpid(MPIR_Comm * comm, int idx, uint64_t * lpid_ptr, bool is_r
     return MPI_SUCCESS;
 }
 
-static int comm_has_other_jobs(MPIR_Comm * comm)
+int mm_comm_has_other_jobs(MPIR_Comm * comm)
 {
     for (int i = 0; i < comm->local_size; i++)
         if (comm->dev.lpids[i] >= MPIR_Process.size)
@@ -220,7 +220,7 @@ static int mm_comm_split_type(MPIR_Comm * comm, int split_type, int key, MPIR_In
         return MPIR_Comm_split_type(comm, split_type, key, info, newcomm);
     mpi_errno = MPIR_Comm_split_impl(comm, 0, key, &defined);
     MPIR_ERR_CHECK(mpi_errno);
-    if (comm_has_other_jobs(defined)) {
+    if (mm_comm_has_other_jobs(defined)) {
         /* Node ids of two jobs are not comparable: each process shares memory with
          * itself only, as far as anyone can tell. Every member sees another job here. */
         mpi_errno = MPIR_Comm_split_impl(defined, defined->rank, key, newcomm);

@@ -145,19 +145,6 @@ int MPID_Open_port(MPIR_Info * info, char *port_name)
 
 /* --- the roots' handshake --- */
 
-/* Wait for req to complete. */
-static int wait_req(MPIR_Request * req)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPID_Progress_state state;
-
-    MPID_Progress_start(&state);
-    while (!MPIR_Request_is_complete(req) && mpi_errno == MPI_SUCCESS)
-        mpi_errno = MPID_Progress_wait(&state);
-    MPID_Progress_end(&state);
-    return mpi_errno;
-}
-
 static double deadline_after(int seconds)
 {
     struct timespec ts;
@@ -212,7 +199,7 @@ static int port_reply(const mm_port_req_t * req, int status, MPIR_Comm ** tmp)
     mpi_errno = MPID_Isend(&reply, sizeof(reply), MPI_BYTE, 0, MM_PORT_TAG_REPLY, *tmp, 0,
                            &sreq);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = wait_req(sreq);
+    mpi_errno = MPID_Wait(sreq, MPI_STATUS_IGNORE);
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = sreq->status.MPI_ERROR;
     MPIR_Request_free(sreq);
@@ -260,7 +247,7 @@ static int accept_root(const char *port_name, MPIR_Comm ** tmp)
                          "mm connect request");
     mpi_errno = port_post_recv(tag, req, &rreq);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = wait_req(rreq);
+    mpi_errno = MPID_Wait(rreq, MPI_STATUS_IGNORE);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = rreq->status.MPI_ERROR;
     MPIR_ERR_CHECK(mpi_errno);
@@ -404,7 +391,7 @@ int MPID_Close_port(const char *port_name)
                              "mm connect request");
         mpi_errno = port_post_recv(tag, req, &rreq);
         if (mpi_errno == MPI_SUCCESS)
-            mpi_errno = wait_req(rreq);
+            mpi_errno = MPID_Wait(rreq, MPI_STATUS_IGNORE);
         if (mpi_errno == MPI_SUCCESS && rreq->status.MPI_ERROR == MPI_SUCCESS)
             (void) port_reply(req, MM_PORT_REFUSED, &tmp);      /* best effort */
         if (rreq)

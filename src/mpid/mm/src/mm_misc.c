@@ -3,6 +3,22 @@
  * the datatype/op hooks (the engine keeps no per-type or per-op state).
  */
 #include "mpidimpl.h"
+#include <sys/random.h>
+#include <time.h>
+
+/* 64 random bits that tell processes apart (tcp's token, the job id of a gpid). */
+uint64_t mm_random64(void)
+{
+    uint64_t r = 0;
+
+    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r)) {
+        /* No entropy yet (early boot): pid and clock still tell processes apart. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r = ((uint64_t) getpid() << 32) ^ (uint64_t) ts.tv_nsec ^ (uint64_t) ts.tv_sec;
+    }
+    return r;
+}
 
 int MPID_Get_processor_name(char *name, int namelen, int *resultlen)
 {

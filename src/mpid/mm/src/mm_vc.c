@@ -5,8 +5,6 @@
  * mm_vc.h explains lpids and gpids.
  */
 #include "mpidimpl.h"
-#include <sys/random.h>
-#include <time.h>
 
 static mm_vc_t *world_vcs;      /* lpid 0..size-1 */
 static mm_vc_t **dyn_vcs;       /* lpid size + i */
@@ -26,18 +24,6 @@ static void vc_setup(mm_vc_t * vc, int lpid, uint64_t gpid)
     vc->rhead.vc = vc;
 }
 
-static uint32_t draw_job_id(void)
-{
-    uint32_t id = 0;
-
-    if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        id = (uint32_t) getpid() ^ (uint32_t) ts.tv_nsec ^ (uint32_t) (ts.tv_sec << 12);
-    }
-    return id;
-}
-
 /* Rank 0 draws the job id and publishes it; the others read it once the methods' PMI
  * barrier has made it visible (mm_vc_init_names). */
 int mm_vc_init(void)
@@ -52,7 +38,7 @@ int mm_vc_init(void)
         vc_setup(&world_vcs[i], i, (uint32_t) i);       /* the job id joins later */
     if (MPIR_Process.rank == 0) {
         char val[16];
-        mm_my_gpid = (uint64_t) draw_job_id() << 32;
+        mm_my_gpid = mm_random64() << 32;
         snprintf(val, sizeof(val), "%08x", (unsigned) MM_GPID_JOB(mm_my_gpid));
         if (size > 1) {
             mpi_errno = MPIR_pmi_kvs_put(MM_JOB_KEY, val);
@@ -208,6 +194,13 @@ int mm_vc_parse_descr(const char *descr, uint64_t * gpid, const char **cards)
     return 1;
 }
 
+/* A bound VC's method finishes its queued writes and lets it go. */
+static int vc_close(mm_vc_t * vc)
+{
+    vc->state = MM_VC_STATE_CLOSED;
+    return vc->method->close(vc);
+}
+
 void mm_vc_comm_ref(const int *lpids, int n)
 {
     for (int i = 0; i < n; i++)
@@ -229,8 +222,7 @@ int mm_vc_comm_unref(const int *lpids, int n)
         vc = mm_vc_at(lpids[i]);
         MPIR_Assert(vc->comm_refs > 0);
         if (--vc->comm_refs == 0 && vc->state == MM_VC_STATE_BOUND) {
-            mpi_errno = vc->method->close(vc);
-            vc->state = MM_VC_STATE_CLOSED;
+            mpi_errno = vc_close(vc);
             MPIR_ERR_CHECK(mpi_errno);
         }
     }
@@ -250,9 +242,8 @@ int mm_vc_close_all(void)
     for (int i = 0; i < mm_vc_count(); i++) {
         mm_vc_t *vc = mm_vc_at(i);
         if (vc->state == MM_VC_STATE_BOUND) {
-            mpi_errno = vc->method->close(vc);
+            mpi_errno = vc_close(vc);
             MPIR_ERR_CHECK(mpi_errno);
-            vc->state = MM_VC_STATE_CLOSED;
         }
     }
 

@@ -10,7 +10,6 @@
 #include <net/if.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,14 +70,8 @@ tcp_state_t tcp_state = {.listen_fd = -1,.epfd = -1 };
 
 static uint64_t make_token(void)
 {
-    uint64_t token = 0;
+    uint64_t token = mm_random64();
 
-    if (getrandom(&token, sizeof(token), GRND_NONBLOCK) != sizeof(token)) {
-        /* No entropy yet (early boot): pid and clock still tell processes apart. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        token = ((uint64_t) getpid() << 32) ^ (uint64_t) ts.tv_nsec ^ (uint64_t) ts.tv_sec;
-    }
     return token ? token : 1;
 }
 
@@ -270,9 +263,6 @@ static int tcp_close(mm_vc_t * vc)
     int mpi_errno = MPI_SUCCESS;
     tcp_vc_t *t = tcp_vc(vc);
 
-    /* A settled connection makes any attempt of ours moot (see accept_hello). */
-    if (t->conn && t->attempt)
-        tcp_conn_kill(t->attempt);
     while (!t->failed && (t->wq_head || t->attempt || (t->conn && t->bye_state != 2))) {
         int made_progress = 0;
 
