@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MMT_MAX_REPORTS 20
 
@@ -71,6 +72,46 @@ static inline void *mmt_malloc(size_t n)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return p;
+}
+
+/* Message contents that depend on the sender, the receiver and the byte's offset. */
+static inline void mmt_fill(unsigned char *buf, size_t n, int from, int to)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (unsigned char) (i * 13 + from * 29 + to * 7);
+}
+
+static inline int mmt_filled(const unsigned char *buf, size_t n, int from, int to)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != (unsigned char) (i * 13 + from * 29 + to * 7))
+            return 0;
+    return 1;
+}
+
+/* Every process of an intercommunicator exchanges an 8 B and a `big` byte message with
+ * every remote process, both ways, and checks what it got. Processes are named me (this
+ * one) and remote_base + remote rank in the contents. */
+static inline void mmt_exchange_all(MPI_Comm inter, int me, int remote_base, int big)
+{
+    int rsize, sizes[2] = { 8, big };
+    unsigned char *out = mmt_malloc(big), *in = mmt_malloc(big);
+
+    MPI_Comm_remote_size(inter, &rsize);
+    for (int s = 0; s < 2; s++) {
+        for (int i = 0; i < rsize; i++) {
+            MPI_Request req;
+            mmt_fill(out, sizes[s], me, remote_base + i);
+            memset(in, 0, sizes[s]);
+            MPI_Irecv(in, sizes[s], MPI_BYTE, i, s, inter, &req);
+            MPI_Send(out, sizes[s], MPI_BYTE, i, s, inter);
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+            mmt_check(mmt_filled(in, sizes[s], remote_base + i, me), __LINE__,
+                      "%d bytes from remote rank %d are wrong", sizes[s], i);
+        }
+    }
+    free(out);
+    free(in);
 }
 
 /* Sum the error counts on rank 0, report there, and return the exit status. */

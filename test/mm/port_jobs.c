@@ -18,47 +18,11 @@
 
 #define BIG (16 << 20)
 
-static void fill(unsigned char *buf, size_t n, int from, int to)
-{
-    for (size_t i = 0; i < n; i++)
-        buf[i] = (unsigned char) (i * 13 + from * 29 + to * 7);
-}
-
-static int check(const unsigned char *buf, size_t n, int from, int to)
-{
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] != (unsigned char) (i * 13 + from * 29 + to * 7))
-            return 0;
-    return 1;
-}
-
-static void exchange(MPI_Comm inter, int me, int remote_base)
-{
-    int rsize, sizes[2] = { 8, BIG };
-    unsigned char *out = mmt_malloc(BIG), *in = mmt_malloc(BIG);
-
-    MPI_Comm_remote_size(inter, &rsize);
-    for (int s = 0; s < 2; s++) {
-        for (int i = 0; i < rsize; i++) {
-            MPI_Request req;
-            fill(out, sizes[s], me, remote_base + i);
-            memset(in, 0, sizes[s]);
-            MPI_Irecv(in, sizes[s], MPI_BYTE, i, s, inter, &req);
-            MPI_Send(out, sizes[s], MPI_BYTE, i, s, inter);
-            MPI_Wait(&req, MPI_STATUS_IGNORE);
-            CHECK(check(in, sizes[s], remote_base + i, me), "%d bytes from remote rank %d",
-                  sizes[s], i);
-        }
-    }
-    free(out);
-    free(in);
-}
-
 int main(int argc, char **argv)
 {
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter, merged;
-    int rank, size, rsize, server, mrank, msize, sum, total = 0;
+    int rank, size, rsize, server, mrank, msize, sum;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -98,7 +62,7 @@ int main(int argc, char **argv)
 
     MPI_Comm_remote_size(inter, &rsize);
     /* server ranks are 0.., client ranks 100.. in the message contents */
-    exchange(inter, server ? rank : 100 + rank, server ? 100 : 0);
+    mmt_exchange_all(inter, server ? rank : 100 + rank, server ? 100 : 0, BIG);
     CHECK_MPI(MPI_Intercomm_merge(inter, server ? 0 : 1, &merged));
     MPI_Comm_rank(merged, &mrank);
     MPI_Comm_size(merged, &msize);
@@ -130,14 +94,5 @@ int main(int argc, char **argv)
         MPI_Info_free(&info);
     }
 
-    MPI_Reduce(&mmt_errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        if (total == 0)
-            printf(" No Errors\n");
-        else
-            printf(" Found %d errors\n", total);
-        fflush(stdout);
-    }
-    MPI_Finalize();
-    return total != 0;
+    return mmt_finish();
 }

@@ -15,46 +15,6 @@
 #define NCHILD 2
 #define BIG (16 << 20)
 
-static void fill(unsigned char *buf, size_t n, int from, int to)
-{
-    for (size_t i = 0; i < n; i++)
-        buf[i] = (unsigned char) (i * 7 + from * 31 + to * 17);
-}
-
-static int check(const unsigned char *buf, size_t n, int from, int to)
-{
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] != (unsigned char) (i * 7 + from * 31 + to * 17))
-            return 0;
-    return 1;
-}
-
-/* All pairs across the intercommunicator, both ways; "from"/"to" are world ranks tagged by
- * side (parents 0.., children 1000..). */
-static void exchange(MPI_Comm inter, int me)
-{
-    int rank, rsize, i, sizes[2] = { 8, BIG };
-    unsigned char *out = mmt_malloc(BIG), *in = mmt_malloc(BIG);
-
-    MPI_Comm_rank(inter, &rank);
-    MPI_Comm_remote_size(inter, &rsize);
-    for (int s = 0; s < 2; s++) {
-        for (i = 0; i < rsize; i++) {
-            int peer = me < 1000 ? 1000 + i : i;
-            MPI_Request req;
-            fill(out, sizes[s], me, peer);
-            memset(in, 0, sizes[s]);
-            MPI_Irecv(in, sizes[s], MPI_BYTE, i, s, inter, &req);
-            MPI_Send(out, sizes[s], MPI_BYTE, i, s, inter);
-            MPI_Wait(&req, MPI_STATUS_IGNORE);
-            CHECK(check(in, sizes[s], peer, me), "%d bytes from remote rank %d are wrong",
-                  sizes[s], i);
-        }
-    }
-    free(out);
-    free(in);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Comm parent, inter, merged;
@@ -75,7 +35,7 @@ int main(int argc, char **argv)
             CHECK(errcodes[i] == MPI_SUCCESS, "errcodes[%d] = %d", i, errcodes[i]);
         MPI_Comm_remote_size(inter, &rsize);
         CHECK(rsize == NCHILD, "%d children, expected %d", rsize, NCHILD);
-        exchange(inter, wrank);
+        mmt_exchange_all(inter, wrank, 1000, BIG);
         CHECK_MPI(MPI_Intercomm_merge(inter, 0, &merged));
     } else {
         char name[MPI_MAX_OBJECT_NAME];
@@ -85,7 +45,7 @@ int main(int argc, char **argv)
         CHECK(strcmp(name, "MPI_COMM_PARENT") == 0, "parent communicator is named '%s'", name);
         CHECK(wsize == NCHILD, "the children's world has %d processes", wsize);
         MPI_Comm_remote_size(inter, &rsize);
-        exchange(inter, 1000 + wrank);
+        mmt_exchange_all(inter, 1000 + wrank, 0, BIG);
         CHECK_MPI(MPI_Intercomm_merge(inter, 1, &merged));
     }
 
