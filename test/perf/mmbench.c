@@ -235,7 +235,11 @@ static double op_rmw(long iters, size_t bytes)
 
 static void sweep(const char *test, const char *variant, size_t min, size_t max, bench_fn op)
 {
+    /* Doubling from a min that is not max / 2^k would step past max, and the buffers
+     * hold max bytes: the last point is max itself. */
     for (size_t b = min;; b = b ? b * 2 : 1) {
+        if (b > max)
+            b = max;
         measure(test, variant, b, op);
         if (b >= max)
             break;

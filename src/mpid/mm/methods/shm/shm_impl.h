@@ -77,10 +77,24 @@ typedef struct shm_fbox {
     char pad[SHM_CACHELINE - sizeof(uint32_t)];
 } shm_fbox_t;
 
-/* Written by the receiver, read by the sender (shm_cma.c). */
+/* Written by the receiver, read by the sender (shm_cma.c), one cache line per ordered pair.
+ * The second half offers the payload being read to the sender as well, so both processes
+ * copy it at once, chunk by chunk (a "shared copy"): claim holds the payload's number
+ * + 1 in its high half and the next unclaimed chunk in its low half; whoever claims a chunk
+ * by compare-and-swap copies it and counts it in `finished`. */
 typedef struct shm_pair {
     _Atomic uint32_t done;      /* CMA payloads read so far */
     _Atomic uint32_t failed;    /* CMA probes the kernel refused */
+    _Atomic uint64_t claim;     /* shared copy: (payload number + 1) << 32 | next chunk */
+    _Atomic uint32_t finished;  /* shared copy: chunks copied */
+    _Atomic uint32_t redo;      /* shared copy: chunk + 1 the sender failed to copy, or 0 */
+    _Atomic uint32_t nchunks;
+    _Atomic uint32_t chunk;     /* bytes per chunk (the last one may be shorter) */
+    _Atomic int32_t dst_pid;    /* the receiver */
+    _Atomic uint64_t src;       /* payload address in the sender (as its descriptor said) */
+    _Atomic uint64_t dst;       /* destination address in the receiver */
+    _Atomic uint64_t len;
+    char pad[SHM_CACHELINE - 60];
 } shm_pair_t;
 
 typedef struct shm_cma_seg {
@@ -133,6 +147,7 @@ typedef struct shm_vc {
     uint8_t cma_state;          /* sender: shm_cma_state_t */
     uint8_t cma_rx_ok;          /* receiver: a CMA read from this peer has worked */
     uint8_t cma_rx_off;         /* receiver: the kernel refused one */
+    uint8_t cma_help_off;       /* sender: a shared-copy write failed; read-only from now */
 } shm_vc_t;
 
 static inline shm_vc_t *shm_vc(mm_vc_t * vc)

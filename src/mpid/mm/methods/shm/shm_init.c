@@ -46,19 +46,17 @@ cvars:
     - name        : MPIR_CVAR_MM_SHM_CMA
       category    : MM
       type        : boolean
-      default     : false
+      default     : true
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_LOCAL
       description : >-
-        Move rendezvous payloads between processes of a node with one copy, the receiver
-        reading the sender's buffer with process_vm_readv (cross-memory attach), instead
-        of two pipelined copies through shared-memory cells. Off by default because on the
-        machines measured the cells were faster at every size (both processes copy at
-        once, in cache-sized steps, while CMA copies on the receiver's core alone); it
-        still helps where the sender computes instead of calling MPI, since the receiver
-        then completes the transfer alone. Where the kernel refuses CMA, the pair falls
-        back to cells after one probe.
+        Move rendezvous payloads between processes of a node with one copy through
+        cross-memory attach (process_vm_readv/writev) instead of two pipelined copies
+        through shared-memory cells. A contiguous payload is copied by both processes at
+        once, in chunks: the receiver reads some, the sender, waiting in MPI, writes the
+        others. Where the kernel refuses CMA, the pair falls back to cells after one probe.
+        Set to 0 to keep every payload in cells.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -124,8 +122,8 @@ static int shm_init(char *card)
         shm_state.seg->cell_size = (int32_t) cell_size;
     }
     for (int i = 0; i < nlocal; i++) {
-        atomic_store_explicit(&shm_pair(i, me)->done, 0, memory_order_relaxed);
-        atomic_store_explicit(&shm_pair(i, me)->failed, 0, memory_order_relaxed);
+        /* The pairs this process receives on are its to initialize. */
+        memset(shm_pair(i, me), 0, sizeof(shm_pair_t));
         if (shm_state.fboxes == NULL)
             continue;
         atomic_store_explicit(&shm_fbox(i, me)->consumed, 0, memory_order_relaxed);
