@@ -36,6 +36,7 @@
 #include "mpidimpl.h"
 #include "shm_impl.h"
 #include <errno.h>
+#include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -48,8 +49,8 @@
 #define SHM_CMA_CHUNK_MAX (256 * 1024)
 #define SHM_CMA_CLAIM(num) ((uint64_t) ((num) + 1) << 32)
 
-/* Copy [off, off + len) of a contiguous payload between this process and peer `pid`:
- * a read (from the peer) or a write (to it). Returns 0 or an errno. */
+/* Copy len bytes between local memory and address `remote` of process pid: a read (from
+ * the peer) or a write (to it). Returns 0 or an errno. */
 static int chunk_copy(pid_t pid, int write, char *local, uint64_t remote, size_t len)
 {
     while (len > 0) {
@@ -233,6 +234,7 @@ static int shared_read(mm_vc_t * vc, shm_pair_t * pair, const shm_cma_desc_t * d
     uint64_t src = d->seg[0].base;
     uint32_t redo;
     int64_t c;
+    int err = 0;
 
     atomic_store_explicit(&pair->src, src, memory_order_relaxed);
     atomic_store_explicit(&pair->dst, (uint64_t) (uintptr_t) dst, memory_order_relaxed);
@@ -245,30 +247,36 @@ static int shared_read(mm_vc_t * vc, shm_pair_t * pair, const shm_cma_desc_t * d
     /* Publishes the fields above with the offer. */
     atomic_store_explicit(&pair->claim, SHM_CMA_CLAIM(num), memory_order_release);
 
+    /* After a failed copy, keep claiming without copying: the sender must have no chunk
+     * left to write into dst once we return. */
     while ((c = chunk_claim(pair, num)) >= 0) {
         size_t off = (size_t) c * chunk;
-        int err = chunk_copy((pid_t) d->pid, 0, dst + off, src + off,
-                             MPL_MIN(chunk, d->len - off));
 
-        MPIR_ERR_CHKANDJUMP2(err, mpi_errno, MPI_ERR_OTHER, "**mm|shm_cma", "**mm|shm_cma %d %s",
-                             vc->lpid, MPL_strerror(err));
+        if (!err)
+            err = chunk_copy((pid_t) d->pid, 0, dst + off, src + off,
+                             MPL_MIN(chunk, d->len - off));
         atomic_fetch_add_explicit(&pair->finished, 1, memory_order_relaxed);
     }
     /* Every chunk is claimed; wait for the sender's last one (a chunk's copy, unless the
-     * scheduler took the sender's core meanwhile). */
-    for (int spins = 0;
-         atomic_load_explicit(&pair->finished, memory_order_acquire) != nchunks; spins++)
-        if (spins >= 100)
-            MPL_sched_yield();
-    redo = atomic_load_explicit(&pair->redo, memory_order_relaxed);
-    if (redo) {
-        size_t off = (size_t) (redo - 1) * chunk;
-        int err = chunk_copy((pid_t) d->pid, 0, dst + off, src + off,
-                             MPL_MIN(chunk, d->len - off));
-
-        MPIR_ERR_CHKANDJUMP2(err, mpi_errno, MPI_ERR_OTHER, "**mm|shm_cma", "**mm|shm_cma %d %s",
-                             vc->lpid, MPL_strerror(err));
+     * scheduler took the sender's core meanwhile). A sender that died holding a chunk
+     * would never finish it: check now and then that it still exists. */
+    for (unsigned spins = 0;
+         atomic_load_explicit(&pair->finished, memory_order_acquire) != nchunks; spins++) {
+        if (spins < 100)
+            continue;
+        MPL_sched_yield();
+        if (spins % 4096 == 0 && kill((pid_t) d->pid, 0) != 0 && errno == ESRCH) {
+            err = ESRCH;
+            break;
+        }
     }
+    redo = atomic_load_explicit(&pair->redo, memory_order_relaxed);
+    if (!err && redo) {
+        size_t off = (size_t) (redo - 1) * chunk;
+        err = chunk_copy((pid_t) d->pid, 0, dst + off, src + off, MPL_MIN(chunk, d->len - off));
+    }
+    MPIR_ERR_CHKANDJUMP2(err, mpi_errno, MPI_ERR_OTHER, "**mm|shm_cma", "**mm|shm_cma %d %s",
+                         vc->lpid, MPL_strerror(err));
 
   fn_exit:
     return mpi_errno;
