@@ -232,6 +232,22 @@ static inline int mm_rma_is_direct(MPIR_Win * win, int target)
 int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
                   MPI_Aint data_len, MPI_Aint result_len);
 
+/* A direct operation completes without the progress engine, so a process looping on them
+ * (a trylock spinning on compare-and-swap + flush, a counter read with MPI_Rmw) would
+ * never apply the operations, lock requests and messages that peers reaching it only by
+ * message (tcp) send to it, and they would wait until the loop ends. Every
+ * MM_RMA_DIRECT_POLL_INTERVAL-th direct operation or idle flush therefore polls the engine
+ * once: cheap for the loop (one poll per interval) and a bounded wait for those peers. */
+#define MM_RMA_DIRECT_POLL_INTERVAL 64
+extern unsigned mm_rma_direct_count;
+
+static inline int mm_rma_direct_tick(void)
+{
+    if (++mm_rma_direct_count % MM_RMA_DIRECT_POLL_INTERVAL != 0)
+        return MPI_SUCCESS;
+    return MPID_Progress_test(NULL);
+}
+
 /* --- synchronization (mm_rma_sync.c) --- */
 /* Progress until every operation to rank (all ranks if rank < 0) is answered. */
 int mm_rma_flush_wait(MPIR_Win * win, int rank);

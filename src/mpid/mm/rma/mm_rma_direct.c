@@ -16,6 +16,8 @@
 
 #include "mm_rma.h"
 
+unsigned mm_rma_direct_count;
+
 /* Does the target buffer (count x type at addr) lie inside the target's memory? */
 static int direct_range_ok(const mm_win_peer_t * peer, const char *addr, MPI_Aint count,
                            MPI_Datatype type)
@@ -131,6 +133,7 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
             break;
     }
     MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_rma_direct_tick();
 
   fn_exit:
     MPL_free(src_tmp);

@@ -244,7 +244,7 @@ int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *r
 
     if (rmw_word_fast(operand_addr, count, datatype, result_addr, target_rank, target_disp,
                       assert, op, win))
-        return MPI_SUCCESS;
+        return mm_rma_direct_tick();
     MPIR_ERR_CHKANDJUMP2(mop == MPI_OP_NULL, mpi_errno, MPI_ERR_OP, "**mm|rmwop",
                          "**mm|rmwop %d %s", op, "not an MPI_RMW_* operation");
     MPIR_ERR_CHKANDJUMP2((op == MPI_RMW_LAND || op == MPI_RMW_LOR || op == MPI_RMW_LXOR) &&
