@@ -61,13 +61,38 @@ int mm_progress_poll(int *made_progress)
     goto fn_exit;
 }
 
-/* Give the core away. With threads, the critical section is released meanwhile (the
- * yield inside MPID_THREAD_CS_YIELD); returns whether other threads may have run MPI code. */
+#ifdef MPICH_IS_THREADED
+/* Give the core away outside the GLOBAL critical section, so that both other threads of
+ * this process (which may take the section meanwhile) and other processes can run.
+ * MPID_THREAD_CS_YIELD would release and retake the section, but the MPL_thread_yield it
+ * calls in between is a no-op in MPL's default Linux build (MPL_USE_NOTHING_FOR_YIELD):
+ * the thread kept its core until the scheduler's tick took it, and a 4-process barrier
+ * under MPI_THREAD_MULTIPLE on 2 cores took 8 ms instead of 12 us. The recursion count
+ * and owner are set aside and restored the same way the section's own yield does. */
+static void yield_outside_cs(void)
+{
+    MPID_Thread_mutex_t *m = &MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX;
+    MPID_Thread_id_t owner = m->owner;
+    int count = m->count, err = 0;
+
+    m->count = 0;
+    m->owner = 0;
+    MPIDU_Thread_mutex_unlock(m, &err);
+    MPIR_Assert(err == 0);
+    sched_yield();
+    MPIDU_Thread_mutex_lock(m, &err, MPL_THREAD_PRIO_LOW);
+    MPIR_Assert(err == 0 && m->count == 0);
+    m->count = count;
+    m->owner = owner;
+}
+#endif
+
+/* Give the core away; returns whether other threads may have run MPI code meanwhile. */
 static int progress_yield(void)
 {
 #ifdef MPICH_IS_THREADED
     if (MPIR_ThreadInfo.isThreaded) {
-        MPID_THREAD_CS_YIELD(GLOBAL, MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX);
+        yield_outside_cs();
         return 1;
     }
 #endif
