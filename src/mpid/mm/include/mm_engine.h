@@ -74,6 +74,11 @@ int mm_rma_write_done(mm_car_t * car);
 extern unsigned long mm_completions;
 void mm_progress_init(void);
 int mm_progress_poll(int *made_progress);
+/* Give the core to another runnable process: what every wait loop of the device does
+ * when it has nothing to poll. Not MPL_sched_yield (nor MPL_thread_yield): MPL's Linux
+ * build defines them as nothing (MPL_USE_NOTHING_FOR_YIELD), and these jobs oversubscribe
+ * their cores, so a loop that only called them kept the core the peer it waits for needs. */
+void mm_yield_core(void);
 
 /* The error an ADI entry point that is not implemented yet returns: MPI_ERR_OTHER with a
  * message naming the function, never a silent success. */

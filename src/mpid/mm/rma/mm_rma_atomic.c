@@ -34,7 +34,6 @@
  */
 
 #include "mm_rma.h"
-#include <sched.h>
 
 static void acc_lock(volatile int *l)
 {
@@ -43,7 +42,7 @@ static void acc_lock(volatile int *l)
     while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
         while (__atomic_load_n(l, __ATOMIC_RELAXED))
             if (++spins % 64 == 0)
-                sched_yield();
+                mm_yield_core();
     }
 }
 

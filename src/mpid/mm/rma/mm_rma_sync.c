@@ -61,11 +61,10 @@ int mm_rma_flush_wait(MPIR_Win * win, int rank)
     /* Stores made directly into a node segment (mm_rma_direct.c) are complete; make them
      * visible before whatever message or barrier ends the epoch. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (!ops_pending(win, rank)) {
-        mpi_errno = mm_rma_direct_tick();
-        return mpi_errno ? mpi_errno : take_error(win);
-    }
-    mpi_errno = wait_while(win, ops_pending, rank);
+    if (ops_pending(win, rank))
+        mpi_errno = wait_while(win, ops_pending, rank);
+    else
+        mpi_errno = mm_rma_direct_tick();       /* it polled nothing: see mm_rma.h */
     return mpi_errno ? mpi_errno : take_error(win);
 }
 

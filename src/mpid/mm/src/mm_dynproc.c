@@ -315,7 +315,7 @@ static int connect_root(const char *port_name, int timeout, MPIR_Comm ** tmp)
             mpi_errno = MPID_Progress_test(NULL);
             if (mpi_errno)
                 break;
-            MPL_sched_yield();
+            mm_yield_core();
         }
         /* the connection to the port's process failed under us */
         MPIR_ERR_CHKANDJUMP2(mpi_errno, mpi_errno, MPI_ERR_PORT, "**mm|portunreach",

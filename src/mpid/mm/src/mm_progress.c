@@ -61,14 +61,19 @@ int mm_progress_poll(int *made_progress)
     goto fn_exit;
 }
 
+void mm_yield_core(void)
+{
+    sched_yield();
+}
+
 #ifdef MPICH_IS_THREADED
 /* Give the core away outside the GLOBAL critical section, so that both other threads of
  * this process (which may take the section meanwhile) and other processes can run.
  * MPID_THREAD_CS_YIELD would release and retake the section, but the MPL_thread_yield it
- * calls in between is a no-op in MPL's default Linux build (MPL_USE_NOTHING_FOR_YIELD):
- * the thread kept its core until the scheduler's tick took it, and a 4-process barrier
- * under MPI_THREAD_MULTIPLE on 2 cores took 8 ms instead of 12 us. The recursion count
- * and owner are set aside and restored the same way the section's own yield does. */
+ * calls in between is a no-op (see mm_yield_core): the thread kept its core until the
+ * scheduler's tick took it, and a 4-process barrier under MPI_THREAD_MULTIPLE on 2 cores
+ * took 8 ms instead of 12 us. The recursion count and owner are set aside and restored
+ * the same way the section's own yield does. */
 static void yield_outside_cs(void)
 {
     MPID_Thread_mutex_t *m = &MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX;
@@ -79,7 +84,7 @@ static void yield_outside_cs(void)
     m->owner = 0;
     MPIDU_Thread_mutex_unlock(m, &err);
     MPIR_Assert(err == 0);
-    sched_yield();
+    mm_yield_core();
     MPIDU_Thread_mutex_lock(m, &err, MPL_THREAD_PRIO_LOW);
     MPIR_Assert(err == 0 && m->count == 0);
     m->count = count;
@@ -98,7 +103,7 @@ static int progress_yield(void)
 #endif
     /* Bounded: a progress hook (an NBC schedule) may have work no descriptor announces. */
     if (!mm_methods_block(MM_PROGRESS_BLOCK_MS))
-        sched_yield();
+        mm_yield_core();
     return 0;
 }
 

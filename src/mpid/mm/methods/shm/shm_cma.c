@@ -264,7 +264,7 @@ static int shared_read(mm_vc_t * vc, shm_pair_t * pair, const shm_cma_desc_t * d
          atomic_load_explicit(&pair->finished, memory_order_acquire) != nchunks; spins++) {
         if (spins < 100)
             continue;
-        MPL_sched_yield();
+        mm_yield_core();
         if (spins % 4096 == 0 && kill((pid_t) d->pid, 0) != 0 && errno == ESRCH) {
             err = ESRCH;
             break;

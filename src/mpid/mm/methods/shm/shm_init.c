@@ -216,7 +216,7 @@ static int shm_close(mm_vc_t * vc)
         mpi_errno = shm_progress(&made_progress);
         MPIR_ERR_CHECK(mpi_errno);
         if (!made_progress)
-            MPL_sched_yield();
+            mm_yield_core();
     }
 
   fn_exit:

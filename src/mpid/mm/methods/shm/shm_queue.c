@@ -60,7 +60,7 @@ int32_t shm_queue_pop(shm_queue_t * q)
     /* A producer swapped tail after idx and is about to link idx->next: wait for it. It
      * saw a non-NIL predecessor (idx), so it will not touch head. */
     while ((next = atomic_load_explicit(&shm_cell(idx)->next, memory_order_acquire)) == SHM_NIL)
-        MPL_sched_yield();
+        mm_yield_core();
     atomic_store_explicit(&q->head, next, memory_order_relaxed);
     return idx;
 }

@@ -272,7 +272,7 @@ static int tcp_close(mm_vc_t * vc)
         } else {
             mpi_errno = tcp_progress(&made_progress);
             if (mpi_errno == MPI_SUCCESS && !made_progress)
-                MPL_sched_yield();
+                mm_yield_core();
         }
         if (mpi_errno != MPI_SUCCESS && t->failed)
             mpi_errno = MPI_SUCCESS;

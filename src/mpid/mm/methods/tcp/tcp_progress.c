@@ -75,7 +75,7 @@ int tcp_wait_closed(void)
         if (now.tv_sec - start.tv_sec >= MPIR_CVAR_MM_TCP_CLOSE_TIMEOUT)
             break;
         if (!made_progress)
-            MPL_sched_yield();
+            mm_yield_core();
     }
     for (tcp_conn_t * conn = tcp_state.conns; conn; conn = conn->next)
         tcp_conn_kill(conn);
