@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NMSG 128
-#define MSG_BYTES 65536         /* at or below every method's eager limit */
+#define NMSG 1024
+#define MSG_BYTES 8192          /* at or below every method's eager limit */
 
 static double now(void)
 {

@@ -193,6 +193,7 @@ int shm_cma_reap(mm_vc_t * vc, int *made_progress)
         MPIR_Assert(s->cma_state == SHM_CMA_PROBING && head && head->qnext == NULL);
         s->cma_failed_seen = failed;
         s->cma_state = SHM_CMA_OFF;
+        vc->eager_limit = shm_eager_limit(0);
         s->cma_head = s->cma_tail = NULL;
         head->qnext = s->wq_head;
         s->wq_head = head;

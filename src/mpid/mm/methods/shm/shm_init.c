@@ -14,13 +14,16 @@ cvars:
     - name        : MPIR_CVAR_MM_SHM_EAGER_LIMIT
       category    : MM
       type        : int
-      default     : 65536
+      default     : -1
       class       : none
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
         Largest message (bytes) the shm method sends eagerly; larger ones use the
         rendezvous protocol, so their payload only moves once the receive is posted.
+        -1 (default) chooses per pair, from measurements: 8192 while the pair moves
+        rendezvous payloads with one CMA copy, 65536 when they go through cells (CMA
+        off or refused by the kernel).
 
     - name        : MPIR_CVAR_MM_SHM_CELLS
       category    : MM
@@ -193,7 +196,7 @@ static int shm_connect(mm_vc_t * vc, const char *card)
         }
     }
     MPIR_Assert(s->local_rank >= 0);
-    vc->eager_limit = MPL_MAX(MPIR_CVAR_MM_SHM_EAGER_LIMIT, 0);
+    vc->eager_limit = shm_eager_limit(shm_state.cma_enabled);
     shm_state.peer_vc[s->local_rank] = vc;
     return MPI_SUCCESS;
 }
