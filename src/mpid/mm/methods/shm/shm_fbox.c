@@ -39,14 +39,14 @@ int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent)
     int r = shm_vc(vc)->local_rank;
     shm_fbox_t *fb = shm_fbox(shm_state.my_local, r);
     uint32_t pos = shm_state.tx_pos[r];
-    shm_fslot_t *slot = &fb->slot[pos % SHM_FBOX_SLOTS];
+    shm_fslot_t *slot = &fb->slot[pos & (shm_state.fbox_slots - 1)];
     mm_car_t *data = head->next;
     size_t len = sizeof(mm_pkt_t);
 
     *sent = 0;
-    if (pos - shm_state.tx_consumed[r] >= SHM_FBOX_SLOTS) {
+    if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots) {
         shm_state.tx_consumed[r] = atomic_load_explicit(&fb->consumed, memory_order_acquire);
-        if (pos - shm_state.tx_consumed[r] >= SHM_FBOX_SLOTS)
+        if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots)
             return MPI_SUCCESS;
     }
     memcpy(slot->data, &head->pkt, sizeof(mm_pkt_t));
@@ -89,7 +89,7 @@ int shm_fbox_recv(int src, int *delivered)
     if (shm_state.fboxes == NULL)
         return MPI_SUCCESS;
     fb = shm_fbox(src, shm_state.my_local);
-    slot = &fb->slot[pos % SHM_FBOX_SLOTS];
+    slot = &fb->slot[pos & (shm_state.fbox_slots - 1)];
     if (atomic_load_explicit(&slot->stamp, memory_order_acquire) != pos + 1 ||
         slot->seq != shm_state.rx_seq[src])
         return MPI_SUCCESS;

@@ -5,7 +5,7 @@
  * local process, possibly at different addresses: everything inside it is named by
  * index, never by pointer.
  *
- *   [shm_seg_t][shm_rank_t x nlocal][shm_pair_t x nlocal^2][shm_fbox_t x nlocal^2]
+ *   [shm_seg_t][shm_rank_t x nlocal][shm_pair_t x nlocal^2][fast box x nlocal^2]
  *   [cells: nlocal x ncells]
  *
  * Each local process owns ncells cells. A sender takes a free cell of its own, fills it
@@ -55,13 +55,21 @@ typedef struct shm_rank {
 #define SHM_CELL_ENVELOPE 0x1   /* the cell starts with an mm_pkt_t */
 #define SHM_CELL_CMA 0x2        /* ...followed by a shm_cma_desc_t: read the payload with CMA */
 
-/* A fast box: a ring of SHM_FBOX_SLOTS message slots from one sender to one receiver
- * (shm_fbox.c). A slot is full when its stamp is its ring position + 1; the receiver
- * publishes how many it has consumed in its own cache line, which the sender reads only
- * when its local count says the ring may be full. The slot header and the first 52 bytes
- * of data share a cache line: an envelope with up to 12 bytes of payload is one line. */
-#define SHM_FBOX_MAX_LOCAL 64    /* boxes take nlocal^2 x 8 KiB: beyond this, queues only */
-#define SHM_FBOX_SLOTS 8
+/* A fast box: a ring of message slots from one sender to one receiver (shm_fbox.c). A
+ * slot is full when its stamp is its ring position + 1; the receiver publishes how many
+ * it has consumed in its own cache line, which the sender reads only when its local count
+ * says the ring may be full. The slot header and the first 52 bytes of data share a cache
+ * line: an envelope with up to 12 bytes of payload is one line.
+ *
+ * Ring length (shm_state.fbox_slots, a power of two, the same in every process since it
+ * depends only on nlocal): SHM_FBOX_SLOTS_MAX, one window of nonblocking sends, while the
+ * nlocal^2 boxes fit SHM_FBOX_BUDGET; shorter beyond, down to SHM_FBOX_SLOTS_MIN; no boxes
+ * beyond SHM_FBOX_MAX_LOCAL processes. A message that finds the ring full goes through
+ * the cell queues, and so does everything behind it until that queue drains. */
+#define SHM_FBOX_MAX_LOCAL 64
+#define SHM_FBOX_SLOTS_MIN 8
+#define SHM_FBOX_SLOTS_MAX 64
+#define SHM_FBOX_BUDGET ((size_t) 32 << 20)
 #define SHM_FBOX_SLOT_BYTES 1024
 #define SHM_FBOX_DATA (SHM_FBOX_SLOT_BYTES - 3 * sizeof(uint32_t))     /* envelope + payload */
 typedef struct shm_fslot {
@@ -72,9 +80,9 @@ typedef struct shm_fslot {
 } shm_fslot_t;
 
 typedef struct shm_fbox {
-    shm_fslot_t slot[SHM_FBOX_SLOTS];
     _Atomic uint32_t consumed;  /* written by the receiver: slots it has emptied */
     char pad[SHM_CACHELINE - sizeof(uint32_t)];
+    shm_fslot_t slot[];         /* shm_state.fbox_slots of them */
 } shm_fbox_t;
 
 /* Written by the receiver, read by the sender (shm_cma.c), one cache line per ordered pair.
@@ -165,7 +173,9 @@ typedef struct shm_state {
     size_t cell_stride;
     int my_local;
     shm_pair_t *pairs;          /* [sender * nlocal + receiver] */
-    shm_fbox_t *fboxes;         /* [sender * nlocal + receiver]; NULL: no fast boxes */
+    char *fboxes;               /* shm_fbox_t [sender * nlocal + receiver]; NULL: none */
+    size_t fbox_stride;         /* bytes per box */
+    uint32_t fbox_slots;        /* slots per box, a power of two */
     uint32_t *tx_seq;           /* by local rank: number of our next message to it */
     uint32_t *rx_seq;           /* by local rank: number of its next message to us */
     uint32_t *tx_pos;           /* by local rank: our next slot position in its box */
@@ -199,7 +209,9 @@ static inline shm_pair_t *shm_pair(int sender, int receiver)
 
 static inline shm_fbox_t *shm_fbox(int sender, int receiver)
 {
-    return &shm_state.fboxes[sender * shm_state.nlocal + receiver];
+    return (shm_fbox_t *) (shm_state.fboxes +
+                           (size_t) (sender * shm_state.nlocal + receiver) *
+                           shm_state.fbox_stride);
 }
 
 void shm_queue_init(shm_queue_t * q);

@@ -81,7 +81,13 @@ static int shm_init(char *card)
     shm_state.cell_stride = sizeof(shm_cell_t) + cell_size;
     hdr = MPL_ROUND_UP_ALIGN(sizeof(shm_seg_t), SHM_CACHELINE);
     pairs = MPL_ROUND_UP_ALIGN((size_t) nlocal * nlocal * sizeof(shm_pair_t), SHM_CACHELINE);
-    fboxes = nlocal <= SHM_FBOX_MAX_LOCAL ? (size_t) nlocal * nlocal * sizeof(shm_fbox_t) : 0;
+    shm_state.fbox_slots = SHM_FBOX_SLOTS_MAX;
+    while (shm_state.fbox_slots > SHM_FBOX_SLOTS_MIN &&
+           (size_t) nlocal * nlocal * shm_state.fbox_slots * sizeof(shm_fslot_t) >
+           SHM_FBOX_BUDGET)
+        shm_state.fbox_slots /= 2;
+    shm_state.fbox_stride = sizeof(shm_fbox_t) + shm_state.fbox_slots * sizeof(shm_fslot_t);
+    fboxes = nlocal <= SHM_FBOX_MAX_LOCAL ? (size_t) nlocal * nlocal * shm_state.fbox_stride : 0;
     len = hdr + nlocal * sizeof(shm_rank_t) + pairs + fboxes +
         (size_t) nlocal * ncells * shm_state.cell_stride;
     shm_state.nlocal = nlocal;
@@ -103,7 +109,7 @@ static int shm_init(char *card)
     shm_state.seg = shm_state.seg_base;
     shm_state.ranks = (shm_rank_t *) ((char *) shm_state.seg_base + hdr);
     shm_state.pairs = (shm_pair_t *) (shm_state.ranks + nlocal);
-    shm_state.fboxes = fboxes ? (shm_fbox_t *) ((char *) shm_state.pairs + pairs) : NULL;
+    shm_state.fboxes = fboxes ? (char *) shm_state.pairs + pairs : NULL;
     shm_state.cells = (char *) shm_state.pairs + pairs + fboxes;
     shm_state.tx_seq = MPL_calloc(5 * nlocal, sizeof(uint32_t), MPL_MEM_SHM);
     MPIR_ERR_CHKANDJUMP1(shm_state.tx_seq == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
@@ -130,7 +136,7 @@ static int shm_init(char *card)
         if (shm_state.fboxes == NULL)
             continue;
         atomic_store_explicit(&shm_fbox(i, me)->consumed, 0, memory_order_relaxed);
-        for (int k = 0; k < SHM_FBOX_SLOTS; k++)
+        for (uint32_t k = 0; k < shm_state.fbox_slots; k++)
             atomic_store_explicit(&shm_fbox(i, me)->slot[k].stamp, 0, memory_order_relaxed);
     }
     shm_queue_init(&shm_state.ranks[me].recvq);
