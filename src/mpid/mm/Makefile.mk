@@ -66,6 +66,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/rma/mm_rma_atomic.c             \
     src/mpid/mm/rma/mm_rma_direct.c             \
     src/mpid/mm/rma/mm_rma_rmw.c                \
+    src/mpid/mm/rma/mm_rma_lockword.c           \
     src/mpid/mm/rma/mm_rma_sync.c
 
 endif BUILD_MM

@@ -79,6 +79,10 @@ int mm_progress_poll(int *made_progress);
  * build defines them as nothing (MPL_USE_NOTHING_FOR_YIELD), and these jobs oversubscribe
  * their cores, so a loop that only called them kept the core the peer it waits for needs. */
 void mm_yield_core(void);
+/* A wait loop that polls something no method announces (a lock word in shared memory)
+ * calls this between polls: under MPI_THREAD_MULTIPLE it also lets the process's other
+ * threads into MPI. */
+void mm_progress_relax(void);
 
 /* The error an ADI entry point that is not implemented yet returns: MPI_ERR_OTHER with a
  * message naming the function, never a silent success. */

@@ -108,6 +108,7 @@ typedef struct mm_win_peer {
     int lock;                   /* MM_PEER_* */
     int lock_type;              /* MPI_LOCK_SHARED / EXCLUSIVE while lock != UNLOCKED */
     int lock_nocheck;           /* taken with MPI_MODE_NOCHECK: no messages */
+    void *lockword;             /* the target's lock in shared memory, or NULL */
     int posts;                  /* POST messages from this target not yet consumed by start */
     /* MPI_Win_allocate_shared: the peer's part of the node segment */
     void *shm_base;
@@ -211,6 +212,23 @@ int mm_rma_rmw2_check(int op, MPI_Datatype basic);
 #define MM_ACC_STRIPES 64
 #define MM_ACC_STRIPE_BYTES 64
 #define MM_ACC_LOCKS_BYTES (MM_ACC_STRIPES * MM_ACC_STRIPE_BYTES)
+
+/* After the accumulate locks, a segment that every member maps holds one cache line per
+ * member for the window lock in shared memory (mm_rma_lockword.c). */
+#define MM_WIN_LOCK_BYTES 64
+static inline size_t mm_win_seg_header(int nmembers)
+{
+    return MM_ACC_LOCKS_BYTES + (size_t) nmembers * MM_WIN_LOCK_BYTES;
+}
+
+/* --- the window lock in shared memory (mm_rma_lockword.c) --- */
+/* rank's lock word when every member of the window maps every other member's memory,
+ * else NULL: the target grants the lock (mm_rma_target.c). The same answer in every
+ * member, so the two ways never meet on one window. */
+void *mm_rma_lockword_of(MPIR_Win * win, int rank);
+/* Take (waiting, polling the engine) or give back the lock, MPI_LOCK_SHARED/EXCLUSIVE. */
+int mm_rma_lockword_acquire(void *word, int type);
+void mm_rma_lockword_release(void *word, int type);
 
 /* Other processes may update the window's memory directly (its accumulate lock lives in
  * a shared segment): accumulates use CPU atomics where they can. */

@@ -6,8 +6,9 @@
  * Such an operation is a load/store done by the origin: no packet, no answer, nothing
  * for the target's progress engine to do, and it is complete when it returns (so flush
  * has nothing to wait for). The epoch rules are the same as for the messages (checked by
- * the caller), and the lock of MPI_Win_lock is still granted by the target, because it
- * orders our accesses with those of every other origin.
+ * the caller), and the lock of MPI_Win_lock still orders our accesses with those of every
+ * other origin: granted by the target, or, when every member maps every other, taken in
+ * the segment itself (mm_rma_lockword.c).
  *
  * Accumulates go through mm_rma_acc_apply like the ones the target applies for remote
  * origins: on a node segment the CPU-atomic or segment-lock path, chosen per (type, op),

@@ -12,7 +12,9 @@
  *                   MM_RMA_HDR_IMPLICIT_LOCK; the target applies it when its lock is free
  *                   (queued in the fair lock queue like a LOCK_REQ otherwise) and answers
  *                   with the old values, so lock, operation and unlock cost one round
- *                   trip. The call returns with the result in place.
+ *                   trip. On a window whose lock lives in shared memory
+ *                   (mm_rma_lockword.c) no message at all: lock, CPU atomic, unlock. The
+ *                   call returns with the result in place.
  *   IMPLICIT|NOCHECK  no lock at all: on memory this process maps (a same-node peer of an
  *                   MPI_Win_allocate(_shared) window) the operation is CPU atomics
  *                   (mm_rma_atomic.c) and sends nothing; elsewhere still one round trip.
@@ -139,6 +141,21 @@ static int rmw_issue(MPIR_Win * win, mm_rma_args_t * a, int assert)
         return mm_rma_sync_error(__func__, "MPI_MODE_PASSIVE_EPOCH_IMPLICIT while this "
                                  "process holds an access epoch on the window");
     a->implicit = 1;
+    if (!(assert & MPI_MODE_NOCHECK) && win->dev.peers[a->target].lockword) {
+        /* The lock is in shared memory and the target's memory is ours to touch: the
+         * whole epoch happens here, without a message. */
+        void *lw = win->dev.peers[a->target].lockword;
+        int err;
+
+        mpi_errno = mm_rma_lockword_acquire(lw, MPI_LOCK_EXCLUSIVE);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = mm_rma_issue(win, a, NULL);
+        err = mm_rma_flush_wait(win, a->target);
+        mm_rma_lockword_release(lw, MPI_LOCK_EXCLUSIVE);
+        if (mpi_errno == MPI_SUCCESS)
+            mpi_errno = err;
+        goto fn_exit;
+    }
     if (!(assert & MPI_MODE_NOCHECK))
         a->hdr_flags |= MM_RMA_HDR_IMPLICIT_LOCK;
     mpi_errno = mm_rma_issue(win, a, NULL);

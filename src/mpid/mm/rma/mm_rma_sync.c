@@ -14,6 +14,8 @@
  *   lock      LOCK_REQ, and wait for the grant (the target queues requests fairly);
  *             unlock completes the operations, sends UNLOCK and waits for its
  *             acknowledgement, so the target has released the lock when unlock returns.
+ *             On a window whose every member maps every other (mm_rma_lockword.c) the
+ *             origin takes and gives back the lock itself, in shared memory.
  *             MPI_MODE_NOCHECK skips the messages: the user promises no conflicting lock.
  *   lock_all  a shared lock on every target, the same way.
  *
@@ -296,6 +298,12 @@ static int lock_one(MPIR_Win * win, int rank, int type, int nocheck)
         peer->lock = MM_PEER_LOCKED;
         return MPI_SUCCESS;
     }
+    if (peer->lockword) {
+        mpi_errno = mm_rma_lockword_acquire(peer->lockword, type);
+        MPIR_ERR_CHECK(mpi_errno);
+        peer->lock = MM_PEER_LOCKED;
+        goto fn_exit;
+    }
     peer->lock = MM_PEER_LOCK_WAIT;
     mpi_errno = mm_rma_send_ctrl(win, rank, MM_RMA_LOCK_REQ, (uint64_t) type);
     MPIR_ERR_CHECK(mpi_errno);
@@ -314,6 +322,10 @@ static int unlock_one(MPIR_Win * win, int rank)
 
     err = mm_rma_flush_wait(win, rank);
     if (peer->lock_nocheck) {
+        peer->lock = MM_PEER_UNLOCKED;
+    } else if (peer->lockword) {
+        /* flush_wait fenced our stores into the segment: they are visible before this */
+        mm_rma_lockword_release(peer->lockword, peer->lock_type);
         peer->lock = MM_PEER_UNLOCKED;
     } else {
         peer->lock = MM_PEER_UNLOCK_WAIT;

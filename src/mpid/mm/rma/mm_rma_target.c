@@ -8,7 +8,9 @@
  *
  * The lock is granted in arrival order from one FIFO queue: a request is granted at once
  * only when nobody waits before it and it is compatible with the holders (shared with
- * shared), so a stream of shared requests cannot starve an exclusive one.
+ * shared), so a stream of shared requests cannot starve an exclusive one. (A window whose
+ * every member maps every other keeps its locks in shared memory instead and never sends
+ * lock requests: mm_rma_lockword.c.)
  */
 
 #include "mm_rma.h"

@@ -24,7 +24,7 @@
 #include <errno.h>
 
 /* Members' parts of a shared window's segment start on this alignment (after the
- * accumulate locks, MM_ACC_LOCKS_BYTES). */
+ * accumulate locks and the lock words, mm_win_seg_header). */
 #define MM_SHM_WIN_HEADER 64
 #define MM_SHM_WIN_PAGE 4096
 
@@ -241,6 +241,8 @@ static int win_publish(MPIR_Win * win)
         self->shm_disp_unit = win->disp_unit;
     }
 
+    for (int r = 0; r < win->comm_ptr->local_size; r++)
+        win->dev.peers[r].lockword = mm_rma_lockword_of(win, r);
     win->dev.next = win_list;
     win_list = win;
     return MPIR_Barrier(win->comm_ptr, &errflag);
@@ -353,7 +355,7 @@ int MPID_Win_allocate_shared(MPI_Aint size, int disp_unit, MPIR_Info * info, MPI
 
     /* Contiguous unless asked otherwise: rank r's memory starts where r-1's ends. With
      * alloc_shared_noncontig each part starts on its own page. */
-    off = MM_ACC_LOCKS_BYTES;
+    off = MPL_ROUND_UP_ALIGN(mm_win_seg_header(n), MM_SHM_WIN_PAGE);
     for (int r = 0; r < n; r++) {
         if (win->dev.info_alloc_shared_noncontig)
             off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_PAGE);
@@ -416,7 +418,7 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
     mpi_errno = MPIR_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recs, 3, MPI_AINT, node,
                                &errflag);
     MPIR_ERR_CHECK(mpi_errno);
-    off = MM_ACC_LOCKS_BYTES;
+    off = mm_win_seg_header(n);
     for (int i = 0; i < n; i++) {
         /* Each member's part on its own cache lines, as malloc would align it. */
         off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_HEADER);
@@ -424,7 +426,7 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
     }
     if (shm_segment(win, node, off) != MPI_SUCCESS)
         goto fn_exit;   /* every member of the node saw it fail: all keep private memory */
-    off = MM_ACC_LOCKS_BYTES;
+    off = mm_win_seg_header(n);
     for (int i = 0; i < n; i++) {
         mm_win_peer_t *peer = &win->dev.peers[recs[3 * i]];
 

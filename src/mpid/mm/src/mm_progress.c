@@ -92,6 +92,17 @@ static void yield_outside_cs(void)
 }
 #endif
 
+void mm_progress_relax(void)
+{
+#ifdef MPICH_IS_THREADED
+    if (MPIR_ThreadInfo.isThreaded) {
+        yield_outside_cs();
+        return;
+    }
+#endif
+    mm_yield_core();
+}
+
 /* Give the core away; returns whether other threads may have run MPI code meanwhile. */
 static int progress_yield(void)
 {
