@@ -46,7 +46,8 @@ cvars:
         Idle polls of the progress engine a blocking wait makes before it starts yielding
         the core (or sleeping, where every method can wake it). -1 chooses: 200 when this
         node runs no more processes of the job than this process may use cores, 10 when it
-        is oversubscribed, since spinning there only delays the peer we wait for.
+        is oversubscribed, 1 beyond two processes per core, since spinning there only
+        delays the peer we wait for.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
