@@ -221,14 +221,6 @@ static inline size_t mm_win_seg_header(int nmembers)
     return MM_ACC_LOCKS_BYTES + (size_t) nmembers * MM_WIN_LOCK_BYTES;
 }
 
-/* --- the window lock in shared memory (mm_rma_lockword.c) --- */
-/* rank's lock word when every member of the window maps every other member's memory,
- * else NULL: the target grants the lock (mm_rma_target.c). The same answer in every
- * member, so the two ways never meet on one window. */
-void *mm_rma_lockword_of(MPIR_Win * win, int rank);
-/* Take (waiting, polling the engine) or give back the lock, MPI_LOCK_SHARED/EXCLUSIVE. */
-int mm_rma_lockword_acquire(void *word, int type);
-void mm_rma_lockword_release(void *word, int type);
 
 /* Other processes may update the window's memory directly (its accumulate lock lives in
  * a shared segment): accumulates use CPU atomics where they can. */
@@ -244,6 +236,15 @@ static inline int mm_rma_is_direct(MPIR_Win * win, int target)
 {
     return win->dev.peers[target].shm_base != NULL;
 }
+
+/* --- the window lock in shared memory (mm_rma_lockword.c) --- */
+/* Set every peer's lockword when every member of the window maps every other member's
+ * memory; else they stay NULL and the target grants the lock (mm_rma_target.c). The same
+ * answer in every member, so the two ways never meet on one window. */
+void mm_rma_lockwords_init(MPIR_Win * win);
+/* Take (waiting, polling the engine) or give back the lock, MPI_LOCK_SHARED/EXCLUSIVE. */
+int mm_rma_lockword_acquire(void *word, int type);
+void mm_rma_lockword_release(void *word, int type);
 
 /* Perform one operation on a directly reachable target, complete when this returns.
  * basic is the element type of an accumulate; data_len/result_len as on the wire. */

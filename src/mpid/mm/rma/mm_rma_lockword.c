@@ -9,7 +9,7 @@
  * of one node, 20 times the operation. Here each member's lock is a cache line of its own
  * after the accumulate locks of the segment, taken and released with atomic instructions
  * by the origin itself. No origin of such a window ever asks the target, so the two
- * schemes never meet on one window (mm_rma_lockword_of decides, the same way in every
+ * schemes never meet on one window (mm_rma_lockwords_init decides, the same way in every
  * member).
  *
  * The lock is Brandenburg and Anderson's phase-fair reader-writer ticket lock: writers
@@ -44,14 +44,19 @@ typedef struct mm_lockword {
 
 _Static_assert(sizeof(mm_lockword_t) <= MM_WIN_LOCK_BYTES, "lock word exceeds its line");
 
-void *mm_rma_lockword_of(MPIR_Win * win, int rank)
+void mm_rma_lockwords_init(MPIR_Win * win)
 {
+    int n = win->comm_ptr->local_size;
+
     if (win->dev.shm_seg == NULL)
-        return NULL;
-    for (int r = 0; r < win->comm_ptr->local_size; r++)
-        if (win->dev.peers[r].shm_base == NULL)
-            return NULL;
-    return (char *) win->dev.shm_seg + MM_ACC_LOCKS_BYTES + (size_t) rank * MM_WIN_LOCK_BYTES;
+        return;
+    for (int r = 0; r < n; r++)
+        if (!mm_rma_is_direct(win, r))
+            return;
+    /* the lines mm_win_seg_header reserved after the accumulate locks */
+    for (int r = 0; r < n; r++)
+        win->dev.peers[r].lockword = (char *) win->dev.shm_seg + MM_ACC_LOCKS_BYTES +
+            (size_t) r * MM_WIN_LOCK_BYTES;
 }
 
 /* Poll the engine and, after a short spin, give the core away, until done(lw, arg). */

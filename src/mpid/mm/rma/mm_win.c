@@ -241,8 +241,7 @@ static int win_publish(MPIR_Win * win)
         self->shm_disp_unit = win->disp_unit;
     }
 
-    for (int r = 0; r < win->comm_ptr->local_size; r++)
-        win->dev.peers[r].lockword = mm_rma_lockword_of(win, r);
+    mm_rma_lockwords_init(win);
     win->dev.next = win_list;
     win_list = win;
     return MPIR_Barrier(win->comm_ptr, &errflag);

@@ -80,13 +80,16 @@ void mm_yield_core(void)
  * calls in between is a no-op (see mm_yield_core): the thread kept its core until the
  * scheduler's tick took it, and a 4-process barrier under MPI_THREAD_MULTIPLE on 2 cores
  * took 8 ms instead of 12 us. The recursion count and owner are set aside and restored
- * the same way the section's own yield does. */
-static void yield_outside_cs(void)
+ * the same way the section's own yield does. Returns 0, doing nothing, in a process
+ * that is not multithreaded. */
+static int yield_outside_cs(void)
 {
     MPID_Thread_mutex_t *m = &MPIR_THREAD_GLOBAL_ALLFUNC_MUTEX;
     MPID_Thread_id_t owner = m->owner;
     int count = m->count, err = 0;
 
+    if (!MPIR_ThreadInfo.isThreaded)
+        return 0;
     m->count = 0;
     m->owner = 0;
     MPIDU_Thread_mutex_unlock(m, &err);
@@ -96,29 +99,23 @@ static void yield_outside_cs(void)
     MPIR_Assert(err == 0 && m->count == 0);
     m->count = count;
     m->owner = owner;
+    return 1;
 }
+#else
+#define yield_outside_cs() 0
 #endif
 
 void mm_progress_relax(void)
 {
-#ifdef MPICH_IS_THREADED
-    if (MPIR_ThreadInfo.isThreaded) {
-        yield_outside_cs();
-        return;
-    }
-#endif
-    mm_yield_core();
+    if (!yield_outside_cs())
+        mm_yield_core();
 }
 
 /* Give the core away; returns whether other threads may have run MPI code meanwhile. */
 static int progress_yield(void)
 {
-#ifdef MPICH_IS_THREADED
-    if (MPIR_ThreadInfo.isThreaded) {
-        yield_outside_cs();
+    if (yield_outside_cs())
         return 1;
-    }
-#endif
     /* Bounded: a progress hook (an NBC schedule) may have work no descriptor announces. */
     if (!mm_methods_block(MM_PROGRESS_BLOCK_MS))
         mm_yield_core();
