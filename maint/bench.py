@@ -5,7 +5,11 @@ interleaved, and write a table of medians with mm/peer ratios and a plot.
 Called by `maint/mm bench` (which builds mm and installs the Debian packages first):
 
     maint/bench.py --mm-prefix DIR --out DIR [--reps N] [--rounds N] [--quick]
-                   [--tests NAME,NAME...]
+                   [--tests NAME,NAME...] [--baseline LIBDIR]
+
+--baseline LIBDIR adds a fourth column, "mm-base": the same mm binary run with
+LD_LIBRARY_PATH=LIBDIR, a directory holding an earlier build's libmpich.so.12, so that a
+change to the device is measured against the code before it in the same run.
 
 Every (test, process count) runs REPS times per MPI, in the order mm, mpich, openmpi, mm,
 mpich, ... so that whatever else the machine does hits all three alike. Each run prints,
@@ -39,6 +43,8 @@ TESTS = [
     ("fop", 2, []),
     ("cas", 2, []),
     ("rmw", 2, []),
+    ("acc", 2, ["-max", str(1 << 20)]),
+    ("gacc", 2, ["-max", str(1 << 20)]),
     ("allreduce", 2, []),
     ("allreduce", 4, []),
     ("allreduce", 8, []),
@@ -49,7 +55,8 @@ QUICK_TESTS = [t for t in TESTS if t[0] in ("latency", "bw", "fop", "allreduce")
 TABLE_SIZES = {0, 8, 64, 1024, 8192, 65536, 262144, 1 << 20, 4 << 20}
 HIGHER_IS_BETTER = {"bw", "bibw", "msgrate"}
 UNITS = {"latency": "us", "bw": "MB/s", "bibw": "MB/s", "msgrate": "msg/s", "put": "us",
-         "get": "us", "fop": "us", "cas": "us", "rmw": "us", "allreduce": "us"}
+         "get": "us", "fop": "us", "cas": "us", "rmw": "us", "acc": "us", "gacc": "us",
+         "allreduce": "us"}
 
 
 def log(msg):
@@ -81,6 +88,9 @@ def impls(mm_prefix):
 def build(out, mpis):
     bins = {}
     for name, cc, _, _ in mpis:
+        if name == "mm-base":
+            bins[name] = bins["mm"]     # same program, the earlier library underneath
+            continue
         exe = os.path.join(out, "mmbench." + name)
         subprocess.run([cc, "-O2", "-o", exe, SRC], check=True)
         bins[name] = exe
@@ -179,14 +189,20 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--quick", action="store_true", help="a subset, for trying things out")
+    ap.add_argument("--baseline", help="LIBDIR of an earlier mm build's libmpich.so.12, "
+                    "run as a fourth MPI (mm-base) in the same interleaving")
     ap.add_argument("--tests", help="only these benchmarks (comma-separated names: latency, "
-                    "bw, bibw, msgrate, put, get, fop, cas, rmw, allreduce)")
+                    "bw, bibw, msgrate, put, get, fop, cas, rmw, acc, gacc, allreduce)")
     a = ap.parse_args()
 
     out = os.path.abspath(a.out)
     shutil.rmtree(os.path.join(out, "raw"), ignore_errors=True)
     os.makedirs(os.path.join(out, "raw"), exist_ok=True)
     mpis = impls(os.path.abspath(a.mm_prefix))
+    if a.baseline:
+        base = os.path.abspath(a.baseline)
+        mm = mpis[0]
+        mpis.insert(1, ("mm-base", mm[1], mm[2], {"LD_LIBRARY_PATH": base}))
     names = [m[0] for m in mpis]
     bins = build(out, mpis)
     tests = QUICK_TESTS if a.quick else TESTS
@@ -218,9 +234,10 @@ def main():
                     f.write("%s\t%s\t%d\t%d\t%s\t%g\t%g\t%g\t%d\n" % (k + (n, statistics.median(v),
                                                                     min(v), max(v), len(v))))
 
+    extra = ["mm-base"] if "mm-base" in names else []
     lines = ["| test | variant | np | size | unit | " + " | ".join(names) +
-             " | mm/mpich | mm/openmpi |",
-             "|---|---|---|---|---|" + "---|" * len(names) + "---|---|"]
+             " | mm/mpich | mm/openmpi |" + "".join(" mm/%s |" % e for e in extra),
+             "|---|---|---|---|---|" + "---|" * (len(names) + len(extra)) + "---|---|"]
     unavailable = sorted({(k[0], n) for k, d in runs.items() if k[1] == "unavailable"
                           for n in d})
     for k in sorted(res, key=lambda k: ([t[0] for t in TESTS].index(k[0]), k[2], k[1], k[3])):
@@ -235,7 +252,8 @@ def main():
             test, variant, np, size_label(size), UNITS.get(test, ""),
             " | ".join(fmt(r.get(n, nan)) for n in names),
             ratio(test, r.get("mm", nan), r.get("mpich", nan)),
-            ratio(test, r.get("mm", nan), r.get("openmpi", nan))))
+            ratio(test, r.get("mm", nan), r.get("openmpi", nan))) +
+            "".join(" %s |" % ratio(test, r.get("mm", nan), r.get(e, nan)) for e in extra))
     note = ("Ratios are mm/peer: below 1 is better for times (us), above 1 for rates "
             "(MB/s, msg/s). Median of %d interleaved runs per MPI, each the median of %d "
             "rounds; %s; %d s in all." % (a.reps, a.rounds, time.strftime("%Y-%m-%d %H:%M"),
@@ -259,7 +277,7 @@ def main():
         return res.get((test, variant, np, size), {}).get(n, float("nan"))
 
     def best_peer(test, variant, size, higher):
-        v = [get(test, variant, 2, size, n) for n in names if n != "mm"]
+        v = [get(test, variant, 2, size, n) for n in names if n not in ("mm", "mm-base")]
         v = [x for x in v if x == x]
         if not v:
             return float("nan")
@@ -275,13 +293,30 @@ def main():
             size_label(s), fmt(b), fmt(bp), ratio("bw", b, bp),
             "met" if b == b and bp == bp and b >= 1.2 * bp else "NOT met"))
     rmw = get("rmw", "implicit+nocheck", 2, 8, "mm")
-    fops = [get("fop", "lock", 2, 8, n) for n in names if n != "mm"]
+    fops = [get("fop", "lock", 2, 8, n) for n in names if n not in ("mm", "mm-base")]
     fops = [x for x in fops if x == x]
     if rmw == rmw and fops:
         print("  MPI_Rmw(INC) implicit+nocheck %s us vs lock+fop+unlock best peer %s us: "
               "%.1fx (target >= 5x)" % (fmt(rmw), fmt(min(fops)), min(fops) / rmw))
     else:
         print("  MPI_Rmw: not measured (mm has no RMA yet)")
+    for test in ("acc", "gacc"):
+        for variant in ("char", "double"):
+            for s in (8, 1024, 1 << 20):
+                m, o = get(test, variant, 2, s, "mm"), get(test, variant, 2, s, "openmpi")
+                if m != m or o != o:
+                    continue
+                limit = 1.0 if s == 8 else 1.5
+                print("  %s %s %s: mm %s us, Open MPI %s us, ratio %s (target <= %.1f): %s" % (
+                    test, variant, size_label(s), fmt(m), fmt(o), ratio(test, m, o), limit,
+                    "met" if m <= limit * o else "NOT met"))
+    if extra:
+        print("  against the baseline build (mm/mm-base, below 1 is faster now):")
+        for k in sorted(res):
+            if k[0] in ("fop", "cas", "rmw") and "mm-base" in res[k]:
+                print("    %s %s: mm %s us, mm-base %s us, ratio %s" % (
+                    k[0], k[1], fmt(res[k].get("mm", float("nan"))), fmt(res[k]["mm-base"]),
+                    ratio(k[0], res[k].get("mm", float("nan")), res[k]["mm-base"])))
     plot(out, res, names)
     log("wrote %s/table.md, results.tsv, bench.png" % out)
 

@@ -13,6 +13,9 @@
  *       fop, cas  MPI_Fetch_and_op / MPI_Compare_and_swap of one long: "lock" inside
  *                 lock/unlock per operation, "flush" inside one lock_all with a flush (us)
  *       rmw       MPI_Rmw(INC) of one long in each assert mode (us)
+ *       acc, gacc MPI_Accumulate / MPI_Get_accumulate (MPI_SUM) of SIZE bytes of MPI_CHAR
+ *                 ("char") and of MPI_DOUBLE ("double") + MPI_Win_flush, in lock_all, at
+ *                 8 B, 1 KiB, 64 KiB and 1 MiB (us)
  *       allreduce MPI_Allreduce of one double on all ranks (us)
  *
  * Each point is measured in `rounds` rounds (default 15) after 2 warm-up rounds; a round
@@ -214,6 +217,40 @@ static double op_cas(long iters, size_t bytes)
     return op_atomic(iters, 1);
 }
 
+static MPI_Datatype acc_type;
+
+static double op_acc(long iters, size_t bytes, int fetch)
+{
+    int sz, n;
+    double t = MPI_Wtime();
+
+    MPI_Type_size(acc_type, &sz);
+    n = (int) (bytes / sz);
+    if (rank == 0) {
+        MPI_Win_lock_all(0, win);
+        for (long i = 0; i < iters; i++) {
+            if (fetch)
+                MPI_Get_accumulate(sbuf, n, acc_type, rbuf, n, acc_type, 1, 0, n, acc_type,
+                                   MPI_SUM, win);
+            else
+                MPI_Accumulate(sbuf, n, acc_type, 1, 0, n, acc_type, MPI_SUM, win);
+            MPI_Win_flush(1, win);
+        }
+        MPI_Win_unlock_all(win);
+    }
+    return (MPI_Wtime() - t) * 1e6 / iters;
+}
+
+static double op_acc_only(long iters, size_t bytes)
+{
+    return op_acc(iters, bytes, 0);
+}
+
+static double op_gacc(long iters, size_t bytes)
+{
+    return op_acc(iters, bytes, 1);
+}
+
 #ifdef MPI_RMW_INC
 static int rmw_assert;
 
@@ -305,12 +342,22 @@ int main(int argc, char **argv)
             return 0;
         }
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
-        memset(winbuf, 0, 64);
+        memset(winbuf, 0, max > 64 ? max : 64);
         MPI_Barrier(MPI_COMM_WORLD);
         if (!strcmp(test, "put")) {
             sweep(test, "flush", min ? min : 1, max, op_put);
         } else if (!strcmp(test, "get")) {
             sweep(test, "flush", min ? min : 1, max, op_get);
+        } else if (!strcmp(test, "acc") || !strcmp(test, "gacc")) {
+            /* sbuf holds bytes of 1: as doubles a small positive number, so sums stay finite */
+            static const size_t sizes[] = { 8, 1024, 65536, 1 << 20 };
+            bench_fn op = !strcmp(test, "acc") ? op_acc_only : op_gacc;
+            for (int k = 0; k < 2; k++) {
+                acc_type = k == 0 ? MPI_CHAR : MPI_DOUBLE;
+                for (int j = 0; j < 4; j++)
+                    if (sizes[j] <= max)
+                        measure(test, k == 0 ? "char" : "double", sizes[j], op);
+            }
         } else if (!strcmp(test, "fop") || !strcmp(test, "cas")) {
             bench_fn op = !strcmp(test, "fop") ? op_fop : op_cas;
             rma_mode = 0;

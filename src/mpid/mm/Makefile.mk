@@ -64,6 +64,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/rma/mm_rma_ops.c                \
     src/mpid/mm/rma/mm_rma_target.c             \
     src/mpid/mm/rma/mm_rma_atomic.c             \
+    src/mpid/mm/rma/mm_rma_kernels.c            \
     src/mpid/mm/rma/mm_rma_direct.c             \
     src/mpid/mm/rma/mm_rma_rmw.c                \
     src/mpid/mm/rma/mm_rma_lockword.c           \

@@ -24,7 +24,8 @@ typedef enum mm_persist_op {
 
 /* Request flags (MPIDI_MM_request_t.flags) */
 #define MM_REQ_SYNC        0x01 /* Ssend: complete only after the receiver matched */
-#define MM_REQ_RNDV        0x02 /* rendezvous protocol */
+#define MM_REQ_RNDV        0x02 /* rendezvous protocol (a send that went as RTS, or an
+                                 * unexpected RTS) */
 #define MM_REQ_UNEXPECTED  0x04 /* an arrived message nobody had posted a receive for */
 #define MM_REQ_DATA_DONE   0x08 /* all payload of an unexpected message has arrived */
 #define MM_REQ_NEED_UNPACK 0x10 /* payload lands in tmpbuf and is unpacked at completion */
@@ -34,6 +35,8 @@ typedef enum mm_persist_op {
 #define MM_REQ_CANCEL_PENDING 0x100     /* send: a CANCEL_REQ is out, its answer to come */
 #define MM_REQ_CANCELLED   0x200        /* unexpected message withdrawn by its sender while
                                          * its payload still arrives: drop it when it has */
+#define MM_REQ_AWAIT_DATA  0x400        /* receive: its CTS is out, the DATA it asks for is
+                                         * still to come */
 
 typedef struct MPIDI_MM_request {
     /* matching envelope: posted receives hold the pattern, unexpected ones what arrived */
@@ -103,8 +106,12 @@ typedef struct MPIDI_MM_win {
     void *shm_seg;              /* MPI_Win_allocate_shared: the node segment */
     size_t shm_len;
     struct mm_win_region *regions;      /* dynamic windows: attached memory */
-    volatile int *acc_lock;     /* lock of the accumulates that are not CPU atomics */
+    volatile int *acc_lock;     /* the accumulate stripes' writer locks (rma/mm_rma.h); in
+                                 * private memory the one lock acc_lock_local */
     int acc_lock_local;
+    void *acc_slots;            /* shared segment: the members' reader counters; else NULL */
+    int acc_nslots;
+    int acc_myslot;
     /* info hints */
     int info_no_locks;
     int info_acc_ordering;      /* MM_ACC_ORDER_* bits */

@@ -206,28 +206,88 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
 /* Is op an MPI_RMW2_* op defined on basic (MPI_SUCCESS), else an MPI_ERR_OP code. */
 int mm_rma_rmw2_check(int op, MPI_Datatype basic);
 
-/* The accumulate lock of a shared segment is striped: MM_ACC_STRIPES spin locks, one per
- * cache line at the start of the segment, each guarding the 64-byte granules of the
- * segment whose index is equal to it modulo MM_ACC_STRIPES (mm_rma_atomic.c). */
+/* --- the accumulate stripes of a shared segment (mm_rma_atomic.c has the rule) ---
+ *
+ * Segment header: MM_ACC_STRIPES writer locks, one per cache line; then one line per
+ * member for the window lock (mm_rma_lockword.c); then one line per member of reader
+ * counters (member m's line: one byte per stripe, the number of m's threads inside a
+ * single-element CPU atomic on that stripe). Stripe of an address: its MM_ACC_GRANULE-byte
+ * granule of the segment, modulo MM_ACC_STRIPES. */
 #define MM_ACC_STRIPES 64
 #define MM_ACC_STRIPE_BYTES 64
+#define MM_ACC_GRANULE 1024
 #define MM_ACC_LOCKS_BYTES (MM_ACC_STRIPES * MM_ACC_STRIPE_BYTES)
-
-/* After the accumulate locks, a segment that every member maps holds one cache line per
- * member for the window lock in shared memory (mm_rma_lockword.c). */
 #define MM_WIN_LOCK_BYTES 64
+#define MM_ACC_SLOT_BYTES MM_ACC_STRIPES
 static inline size_t mm_win_seg_header(int nmembers)
 {
-    return MM_ACC_LOCKS_BYTES + (size_t) nmembers * MM_WIN_LOCK_BYTES;
+    return MM_ACC_LOCKS_BYTES + (size_t) nmembers * (MM_WIN_LOCK_BYTES + MM_ACC_SLOT_BYTES);
 }
 
+/* Point the window's stripes and reader slots into a segment of nmembers members in which
+ * this process is member me (MPI_Win_allocate_shared, MPI_Win_allocate's node segment). */
+void mm_rma_acc_slots_init(MPIR_Win * win, void *seg, int nmembers, int me);
 
-/* Other processes may update the window's memory directly (its accumulate lock lives in
- * a shared segment): accumulates use CPU atomics where they can. */
+/* Other processes may update the window's memory directly (its stripes live in a shared
+ * segment): single-element accumulates are CPU atomics, the rest take stripes. */
 static inline int mm_win_acc_atomic(MPIR_Win * win)
 {
-    return win->dev.acc_lock != &win->dev.acc_lock_local;
+    return win->dev.acc_slots != NULL;
 }
+
+static inline int mm_acc_stripe_of(MPIR_Win * win, const void *addr)
+{
+    return (int) (((uintptr_t) addr - (uintptr_t) win->dev.acc_lock) / MM_ACC_GRANULE %
+                  MM_ACC_STRIPES);
+}
+
+static inline volatile int *mm_acc_stripe_lock(MPIR_Win * win, int stripe)
+{
+    return (volatile int *) ((char *) win->dev.acc_lock + (size_t) stripe * MM_ACC_STRIPE_BYTES);
+}
+
+/* A reader (one aligned element, one CPU atomic) enters its stripe: announce, then check
+ * that no writer holds it; a writer there makes us withdraw and wait. Both steps are
+ * sequentially consistent, so of a reader and a writer that enter at once at least one
+ * sees the other (the argument is in mm_rma_atomic.c). Returns the stripe, for exit. */
+static inline int mm_acc_reader_enter(MPIR_Win * win, const void *addr)
+{
+    int stripe = mm_acc_stripe_of(win, addr);
+    volatile uint8_t *mine = (volatile uint8_t *) win->dev.acc_slots +
+        (size_t) win->dev.acc_myslot * MM_ACC_SLOT_BYTES + stripe;
+    volatile int *lock = mm_acc_stripe_lock(win, stripe);
+    unsigned spins = 0;
+
+    for (;;) {
+        __atomic_fetch_add(mine, 1, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(lock, __ATOMIC_SEQ_CST))
+            return stripe;
+        __atomic_fetch_sub(mine, 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(lock, __ATOMIC_RELAXED))
+            if (++spins % 64 == 0)
+                mm_yield_core();
+    }
+}
+
+static inline void mm_acc_reader_exit(MPIR_Win * win, int stripe)
+{
+    volatile uint8_t *mine = (volatile uint8_t *) win->dev.acc_slots +
+        (size_t) win->dev.acc_myslot * MM_ACC_SLOT_BYTES + stripe;
+
+    __atomic_fetch_sub(mine, 1, __ATOMIC_RELEASE);
+}
+
+/* --- accumulate loops (mm_rma_kernels.c) --- */
+/* dst = op(src, dst) over len bytes of whole elements; src and dst do not overlap. */
+typedef void mm_rma_kernel_fn(void *dst, const void *src, size_t len);
+/* The loop for (basic, op), or NULL: use MPICH's op function. */
+mm_rma_kernel_fn *mm_rma_kernel(MPI_Datatype basic, MPI_Op op);
+/* Element kinds the loops and the CPU atomics know. */
+enum { MM_ELEM_OTHER = 0, MM_ELEM_SINT8, MM_ELEM_SINT16, MM_ELEM_SINT32, MM_ELEM_SINT64,
+    MM_ELEM_UINT8, MM_ELEM_UINT16, MM_ELEM_UINT32, MM_ELEM_UINT64, MM_ELEM_FLOAT,
+    MM_ELEM_DOUBLE
+};
+int mm_rma_elem_class(MPI_Datatype basic);
 
 /* --- memory this process maps (mm_rma_direct.c) --- */
 /* Is target's memory mapped here (an MPI_Win_allocate(_shared) peer on this node, or

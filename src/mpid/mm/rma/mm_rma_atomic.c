@@ -3,55 +3,90 @@
  *
  * MPI makes every accumulate atomic per element with respect to every other accumulate
  * on the same location with the same basic type. Every path that updates a window
- * location goes through here.
+ * location through the accumulate family goes through here: the origin's own direct
+ * operations (mm_rma_direct.c), the target applying operations that arrived as messages
+ * (mm_rma_target.c, shm or tcp alike) and MPI_Rmw/MPI_Rmw2 (mm_rma_rmw.c, whose one-word
+ * fast path uses the same reader entry as below).
  *
  * Memory that only its owner process updates (windows of MPI_Win_create and
- * MPI_Win_create_dynamic, and MPI_Win_allocate memory of a process alone on its node)
- * needs nothing more: this process applies the operations one at a time, its own direct
- * ones included, so each is atomic with respect to all others, and a large accumulate
- * runs at the speed of the op's own loop. Memory other processes may update directly
- * (mm_win_acc_atomic: a node segment of MPI_Win_allocate or MPI_Win_allocate_shared)
- * takes one of two paths, fixed per (type, op, location), so the two never meet on one
- * location:
+ * MPI_Win_create_dynamic, and MPI_Win_allocate memory of a process alone on its node):
+ * this process applies every operation itself, so one process-local lock (for threads)
+ * around each operation is all it takes, and the operation runs as one loop.
  *
- *   CPU atomics  predefined, non-pair element types of 1, 2, 4 or 8 bytes, at an address
- *                aligned to that size, any predefined op except MAXLOC/MINLOC: one
- *                compare-and-swap loop per element (REPLACE: the new value; NO_OP: a
- *                plain atomic load; every other op: the op's own function computes the
- *                new value from the loaded one). MPI_Compare_and_swap on such an element
- *                is one CPU compare-and-swap.
- *   the lock     everything else — pair types (MPI_DOUBLE_INT with MAXLOC...), long
- *                double and complex types wider than 8 bytes, unaligned elements: the
- *                window's accumulate lock is held around the whole operation. For a
- *                shared-memory window the lock lives in the segment, so every process
- *                that maps the window honours it, and it is striped: MM_ACC_STRIPES spin
- *                locks at the start of the segment, stripe i guarding the segment's
- *                64-byte granules g with g % MM_ACC_STRIPES == i. An operation takes the
- *                stripes of every granule it touches, in increasing order (so two
- *                operations never wait for each other in a cycle), which makes operations
- *                on nearby locations serialize and those on distant ones run in parallel.
- *                Memory only its owner updates has one lock (nobody else takes it).
+ * Memory other processes update directly (mm_win_acc_atomic: the node segment of
+ * MPI_Win_allocate or MPI_Win_allocate_shared) follows a reader-writer rule per stripe.
+ * The segment is cut into MM_ACC_GRANULE-byte granules; granule g belongs to stripe
+ * g % MM_ACC_STRIPES. Each stripe has a writer lock (a spin lock on its own cache line at
+ * the start of the segment) and each member m has one cache line of reader counters, one
+ * byte per stripe.
+ *
+ *   readers  an operation on ONE element of 1, 2, 4 or 8 bytes, aligned to its size, of a
+ *            predefined non-pair type, with any predefined op but MAXLOC/MINLOC:
+ *            fetch_and_op, compare_and_swap, one-element accumulates and get_accumulates,
+ *            MPI_Rmw and MPI_Rmw2 of count 1. A reader increments its counter for the
+ *            element's stripe, then checks the stripe's writer lock; if it is held it
+ *            decrements the counter again, waits for the lock to be free and starts over.
+ *            Otherwise it updates the element with one CPU atomic instruction (fetch_add,
+ *            fetch_and/or/xor, exchange, or a compare-and-swap loop around MPICH's op
+ *            function) and decrements its counter.
+ *   writers  everything else (whole arrays, derived target types, pair types, long double
+ *            and complex, unaligned elements): take the writer locks of every stripe the
+ *            operation touches, in increasing stripe order; then wait until every member's
+ *            counter of those stripes is zero; then apply the operation with a plain loop
+ *            (mm_rma_kernels.c: vectorized for the common type and op pairs), and release.
+ *
+ * Why it is atomic. Writers exclude each other by the locks, and taking them in increasing
+ * order means no two writers wait for each other in a cycle. Readers need no exclusion
+ * among themselves: each changes one element with one atomic instruction. A reader and a
+ * writer on one stripe: the reader's increment and its load of the lock, and the writer's
+ * exchange on the lock and its loads of the counters, are all sequentially consistent, so
+ * they fall in one total order. If the reader's increment comes first, the writer's later
+ * load of the counter sees it and the writer waits until the reader is done. If the
+ * writer's exchange comes first, the reader's later load of the lock sees it held and the
+ * reader withdraws before touching memory. (Both may see each other; then the reader
+ * withdraws and the writer, which only waits for the counter to drop, goes on: no
+ * deadlock.) So while a writer applies its loop no reader is inside its stripes, and a
+ * reader's atomic never overlaps a writer's plain stores to the same element.
+ *
+ * What it costs. A single-element operation pays one atomic add on a line only its own
+ * process writes and one load of a lock line that only writers write: with no writer
+ * around both stay in this core's cache, so fetch_and_op and MPI_Rmw stay at the speed of
+ * the bare CPU atomic. A 1 MiB accumulate takes every stripe's lock once (64 exchanges)
+ * and reads the members' counter lines once, then runs at memory speed. Readers on a
+ * stripe a writer holds wait for it, which is the price of the writer's plain loop; a
+ * granule of 1 KiB keeps unrelated small accumulates and atomics on different stripes.
  */
 
 #include "mm_rma.h"
 
-static void acc_lock(volatile int *l)
+void mm_rma_acc_slots_init(MPIR_Win * win, void *seg, int nmembers, int me)
+{
+    win->dev.acc_lock = (volatile int *) seg;
+    win->dev.acc_slots = (char *) seg + MM_ACC_LOCKS_BYTES + (size_t) nmembers *
+        MM_WIN_LOCK_BYTES;
+    win->dev.acc_nslots = nmembers;
+    win->dev.acc_myslot = me;
+}
+
+static void stripe_lock(volatile int *l)
 {
     unsigned spins = 0;
 
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
+    /* seq_cst: ordered before the loads of the readers' counters (the argument above) */
+    while (__atomic_exchange_n(l, 1, __ATOMIC_SEQ_CST)) {
         while (__atomic_load_n(l, __ATOMIC_RELAXED))
             if (++spins % 64 == 0)
                 mm_yield_core();
     }
 }
 
-static void acc_unlock(volatile int *l)
+static void stripe_unlock(volatile int *l)
 {
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
-/* The stripes covering niov segments of a window (bit i: stripe i). */
+/* The stripes covering niov segments of a window (bit i: stripe i); private memory has
+ * the one lock, bit 0. */
 static uint64_t acc_stripes(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov)
 {
     uintptr_t base = (uintptr_t) win->dev.acc_lock;
@@ -63,8 +98,8 @@ static uint64_t acc_stripes(MPIR_Win * win, const struct iovec *iov, MPI_Aint ni
         uintptr_t first, last;
         if (iov[i].iov_len == 0)
             continue;
-        first = ((uintptr_t) iov[i].iov_base - base) / MM_ACC_STRIPE_BYTES;
-        last = ((uintptr_t) iov[i].iov_base + iov[i].iov_len - 1 - base) / MM_ACC_STRIPE_BYTES;
+        first = ((uintptr_t) iov[i].iov_base - base) / MM_ACC_GRANULE;
+        last = ((uintptr_t) iov[i].iov_base + iov[i].iov_len - 1 - base) / MM_ACC_GRANULE;
         if (last - first + 1 >= MM_ACC_STRIPES)
             return UINT64_MAX;
         for (uintptr_t g = first; g <= last; g++)
@@ -73,27 +108,76 @@ static uint64_t acc_stripes(MPIR_Win * win, const struct iovec *iov, MPI_Aint ni
     return mask;
 }
 
-static volatile int *acc_stripe(MPIR_Win * win, int i)
+static void writer_enter(MPIR_Win * win, uint64_t mask)
 {
-    return (volatile int *) ((char *) win->dev.acc_lock + (size_t) i * MM_ACC_STRIPE_BYTES);
+    unsigned spins = 0;
+
+    for (uint64_t m = mask; m; m &= m - 1)
+        stripe_lock(mm_acc_stripe_lock(win, __builtin_ctzll(m)));
+    if (!mm_win_acc_atomic(win))
+        return;
+    for (int r = 0; r < win->dev.acc_nslots; r++) {
+        volatile uint8_t *slot = (volatile uint8_t *) win->dev.acc_slots +
+            (size_t) r * MM_ACC_SLOT_BYTES;
+        for (uint64_t m = mask; m; m &= m - 1)
+            while (__atomic_load_n(&slot[__builtin_ctzll(m)], __ATOMIC_SEQ_CST))
+                if (++spins % 64 == 0)
+                    mm_yield_core();
+    }
 }
 
-static void acc_lock_stripes(MPIR_Win * win, uint64_t mask)
+static void writer_exit(MPIR_Win * win, uint64_t mask)
 {
-    for (int i = 0; i < MM_ACC_STRIPES; i++)
-        if (mask & ((uint64_t) 1 << i))
-            acc_lock(acc_stripe(win, i));
+    for (uint64_t m = mask; m; m &= m - 1)
+        stripe_unlock(mm_acc_stripe_lock(win, __builtin_ctzll(m)));
 }
 
-static void acc_unlock_stripes(MPIR_Win * win, uint64_t mask)
+/* Is (basic, op) an accumulate this device applies? Checked where the operation is
+ * applied, since a target gets both handles off the wire. */
+static int acc_check(MPI_Datatype basic, MPI_Op op)
 {
-    for (int i = MM_ACC_STRIPES - 1; i >= 0; i--)
-        if (mask & ((uint64_t) 1 << i))
-            acc_unlock(acc_stripe(win, i));
+    const char *why = NULL;
+    MPI_Aint size = 0;
+
+    switch (op) {
+        case MPI_MAX:
+        case MPI_MIN:
+        case MPI_SUM:
+        case MPI_PROD:
+        case MPI_LAND:
+        case MPI_BAND:
+        case MPI_LOR:
+        case MPI_BOR:
+        case MPI_LXOR:
+        case MPI_BXOR:
+        case MPI_MINLOC:
+        case MPI_MAXLOC:
+        case MPI_REPLACE:
+        case MPI_NO_OP:
+            break;
+        default:
+            why = "accumulates take predefined operations only";
+    }
+    if (why == NULL) {
+        if (HANDLE_IS_BUILTIN(basic))
+            MPIR_Datatype_get_size_macro(basic, size);
+        else if (basic == MPI_FLOAT_INT || basic == MPI_DOUBLE_INT || basic == MPI_LONG_INT ||
+                 basic == MPI_SHORT_INT || basic == MPI_2INT || basic == MPI_LONG_DOUBLE_INT)
+            size = 1;
+        if (size <= 0)
+            why = "the element type is not a predefined datatype";
+        else if (op != MPI_REPLACE && op != MPI_NO_OP &&
+                 (*MPIR_OP_HDL_TO_DTYPE_FN(op)) (basic) != MPI_SUCCESS)
+            why = "the operation is not defined on the element type";
+    }
+    if (why == NULL)
+        return MPI_SUCCESS;
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPI_ERR_OP, "**mm|rmaaccop", "**mm|rmaaccop %s", why);
 }
 
-/* Element size if (basic, op) may use CPU atomics, else 0. */
-static size_t lockfree_size(MPI_Datatype basic, MPI_Op op)
+/* Element size if one element of (basic, op) may be a reader, else 0. */
+static size_t reader_size(MPI_Datatype basic, MPI_Op op)
 {
     MPI_Aint size;
 
@@ -103,30 +187,17 @@ static size_t lockfree_size(MPI_Datatype basic, MPI_Op op)
     return (size == 1 || size == 2 || size == 4 || size == 8) ? (size_t) size : 0;
 }
 
-/* One element at p: new = op(src, old), atomically; the old value to *old if asked. */
-#define MM_ELEM_RMW(T)                                                                   \
-    do {                                                                                 \
-        T cur_ = __atomic_load_n((T *) p, __ATOMIC_SEQ_CST), new_;                       \
-        if (op != MPI_NO_OP) {                                                           \
-            do {                                                                         \
-                if (op == MPI_REPLACE) {                                                 \
-                    memcpy(&new_, src, sizeof(T));                                       \
-                } else {                                                                 \
-                    MPI_Aint one_ = 1;                                                   \
-                    MPI_Datatype t_ = basic;                                             \
-                    new_ = cur_;                                                         \
-                    uop((void *) src, &new_, &one_, &t_);                                \
-                }                                                                        \
-            } while (!__atomic_compare_exchange_n((T *) p, &cur_, new_, 0,               \
-                                                  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));  \
-        }                                                                                \
-        if (old)                                                                         \
-            memcpy(old, &cur_, sizeof(T));                                               \
-    } while (0)
+/* One element at p: new = op(src, old) with one CPU atomic; the old value to *old if
+ * asked. Integers with SUM, BAND, BOR, BXOR, REPLACE are single instructions; other
+ * pairs a compare-and-swap loop around MPICH's op function. */
+#define MM_ELEM_RMW(T)                                                                       do {                                                                                         T *p_ = (T *) p, cur_, new_, v_ = 0;                                                     if (src)                                                                                     memcpy(&v_, src, sizeof(T));                                                         if (op == MPI_NO_OP) {                                                                       cur_ = __atomic_load_n(p_, __ATOMIC_SEQ_CST);                                        } else if (op == MPI_REPLACE) {                                                              cur_ = __atomic_exchange_n(p_, v_, __ATOMIC_SEQ_CST);                                } else if (is_int && op == MPI_SUM) {                                                        cur_ = __atomic_fetch_add(p_, v_, __ATOMIC_SEQ_CST);                                 } else if (is_int && op == MPI_BAND) {                                                       cur_ = __atomic_fetch_and(p_, v_, __ATOMIC_SEQ_CST);                                 } else if (is_int && op == MPI_BOR) {                                                        cur_ = __atomic_fetch_or(p_, v_, __ATOMIC_SEQ_CST);                                  } else if (is_int && op == MPI_BXOR) {                                                       cur_ = __atomic_fetch_xor(p_, v_, __ATOMIC_SEQ_CST);                                 } else {                                                                                     MPIR_op_function *uop_ = MPIR_OP_HDL_TO_FN(op);                                          cur_ = __atomic_load_n(p_, __ATOMIC_SEQ_CST);                                            do {                                                                                         MPI_Aint one_ = 1;                                                                       MPI_Datatype t_ = basic;                                                                 new_ = cur_;                                                                             uop_((void *) src, &new_, &one_, &t_);                                               } while (!__atomic_compare_exchange_n(p_, &cur_, new_, 0, __ATOMIC_SEQ_CST,                                                    __ATOMIC_SEQ_CST));                            }                                                                                        if (old)                                                                                     memcpy(old, &cur_, sizeof(T));                                                   } while (0)
 
 static void elem_rmw(char *p, const char *src, size_t sz, MPI_Datatype basic, MPI_Op op,
-                     MPIR_op_function * uop, char *old)
+                     char *old)
 {
+    int cls = mm_rma_elem_class(basic);
+    int is_int = cls != MM_ELEM_OTHER && cls != MM_ELEM_FLOAT && cls != MM_ELEM_DOUBLE;
+
     switch (sz) {
         case 1:
             MM_ELEM_RMW(uint8_t);
@@ -157,6 +228,8 @@ static int target_segments(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Ai
     MPIR_ERR_CHKANDJUMP1(iov == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "accumulate segments");
     mpi_errno = MPIR_Typerep_to_iov(addr, count, type, 0, iov, n, len, n_out, &actual_bytes);
+    if (mpi_errno)
+        MPL_free(iov);
     MPIR_ERR_CHECK(mpi_errno);
     *iov_out = iov;
 
@@ -166,21 +239,26 @@ static int target_segments(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Ai
     goto fn_exit;
 }
 
-/* The target buffer as segments (*iov, *niov: the single *one for a predefined type, else
+/* The target buffer as segments (*iov, *niov: the single *one for a contiguous type, else
  * an array to free) and whether each is aligned to, and a whole number of, esz-byte
- * elements: what decides between the CPU-atomic and the locked path, and which stripes
- * the lock takes. */
+ * elements: what decides between the reader and the writer path, the stripes a writer
+ * takes, and whether the loops of mm_rma_kernels.c may run on it. */
 static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint len, size_t esz,
                        struct iovec *one, struct iovec **iov, MPI_Aint * niov, int *aligned)
 {
     int mpi_errno = MPI_SUCCESS;
+    int contig;
 
     *iov = one;
     *niov = 1;
     if (esz == 0)
         esz = 1;
-    if (len == 0 || MPIR_DATATYPE_IS_PREDEFINED(type)) {
-        one->iov_base = addr;
+    MPIR_Datatype_is_contig(type, &contig);
+    if (len == 0 || contig) {
+        MPI_Aint true_lb = 0;
+        if (len > 0)
+            MPIR_Datatype_get_true_lb(type, &true_lb);
+        one->iov_base = (char *) addr + true_lb;
         one->iov_len = len;
     } else {
         mpi_errno = target_segments(addr, count, type, len, iov, niov);
@@ -196,50 +274,73 @@ static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint l
     goto fn_exit;
 }
 
+static int overlaps(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+/* The writer's loop: the old contents to old (packed), then dst = op(src, dst), over the
+ * segments. The vectorized loop when there is one for (basic, op) and the data allow it,
+ * else MPICH's. */
+static int writer_apply(void *addr, MPI_Aint count, MPI_Datatype type, const struct iovec *iov,
+                        MPI_Aint niov, int aligned, const char *src, MPI_Aint len,
+                        MPI_Aint esz, MPI_Datatype basic, MPI_Op op, char *old)
+{
+    mm_rma_kernel_fn *kern = NULL;
+    MPI_Aint actual;
+
+    if (old) {
+        char *o = old;
+        for (MPI_Aint i = 0; i < niov; i++) {
+            memcpy(o, iov[i].iov_base, iov[i].iov_len);
+            o += iov[i].iov_len;
+        }
+    }
+    if (op == MPI_NO_OP || len == 0)
+        return MPI_SUCCESS;
+    if (aligned && ((uintptr_t) src % esz) == 0)
+        kern = mm_rma_kernel(basic, op);
+    for (MPI_Aint i = 0; kern && i < niov; i++)
+        if (overlaps(iov[i].iov_base, iov[i].iov_len, src, len))
+            kern = NULL;
+    if (kern == NULL)
+        return MPIR_Typerep_op((void *) src, len / esz, basic, addr, count, type, op, true, -1);
+    for (MPI_Aint i = 0; i < niov; i++) {
+        kern(iov[i].iov_base, src, iov[i].iov_len);
+        src += iov[i].iov_len;
+    }
+    return MPI_SUCCESS;
+}
+
 int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
                      const void *src, MPI_Aint nelem, MPI_Datatype basic, MPI_Op op, void *old)
 {
     int mpi_errno = MPI_SUCCESS;
-    size_t sz = mm_win_acc_atomic(win) ? lockfree_size(basic, op) : 0;
-    MPI_Aint basic_size;
+    MPI_Aint esz, len;
+    size_t rsz;
     struct iovec one, *iov = &one;
     MPI_Aint niov = 1;
     int aligned = 0;
 
-    MPIR_Datatype_get_size_macro(basic, basic_size);
-    /* Memory only its owner updates needs neither the segments nor stripes. */
-    if (mm_win_acc_atomic(win)) {
-        mpi_errno = target_view(addr, count, type, nelem * basic_size,
-                                sz ? sz : (size_t) basic_size, &one, &iov, &niov, &aligned);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    if (sz && aligned) {
-        MPIR_op_function *uop = MPIR_OP_HDL_TO_FN(op);
-        const char *s = src;
-        char *o = old;
-
-        for (MPI_Aint i = 0; i < niov; i++) {
-            char *p = iov[i].iov_base;
-            for (size_t k = 0; k < iov[i].iov_len; k += sz, p += sz) {
-                elem_rmw(p, s, sz, basic, op, uop, o);
-                if (s)
-                    s += sz;
-                if (o)
-                    o += sz;
-            }
-        }
+    mpi_errno = acc_check(basic, op);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_Datatype_get_size_macro(basic, esz);
+    len = nelem * esz;
+    mpi_errno = target_view(addr, count, type, len, (size_t) esz, &one, &iov, &niov, &aligned);
+    MPIR_ERR_CHECK(mpi_errno);
+    rsz = mm_win_acc_atomic(win) && nelem == 1 && niov == 1 && aligned ?
+        reader_size(basic, op) : 0;
+    if (rsz) {
+        int stripe = mm_acc_reader_enter(win, iov[0].iov_base);
+        elem_rmw(iov[0].iov_base, src, rsz, basic, op, old);
+        mm_acc_reader_exit(win, stripe);
     } else {
-        MPI_Aint actual;
         uint64_t stripes = acc_stripes(win, iov, niov);
 
-        acc_lock_stripes(win, stripes);
-        if (old)
-            mpi_errno = MPIR_Typerep_pack(addr, count, type, 0, old, nelem * basic_size,
-                                          &actual);
-        if (mpi_errno == MPI_SUCCESS && op != MPI_NO_OP)
-            mpi_errno = MPIR_Typerep_op((void *) src, nelem, basic, addr, count, type, op,
-                                        true, -1);
-        acc_unlock_stripes(win, stripes);
+        writer_enter(win, stripes);
+        mpi_errno = writer_apply(addr, count, type, iov, niov, aligned, src, len, esz, basic,
+                                 op, old);
+        writer_exit(win, stripes);
         MPIR_ERR_CHECK(mpi_errno);
     }
 
@@ -254,19 +355,15 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
 int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *newval,
                      const void *compare, void *old)
 {
-    size_t sz = mm_win_acc_atomic(win) ? lockfree_size(type, MPI_REPLACE) : 0;
+    size_t sz = mm_win_acc_atomic(win) ? reader_size(type, MPI_REPLACE) : 0;
+    MPI_Aint size;
+    struct iovec one;
+    uint64_t stripes;
 
     if (sz && ((uintptr_t) addr % sz) == 0) {
+        int stripe = mm_acc_reader_enter(win, addr);
         switch (sz) {
-#define MM_CAS(T)                                                                        \
-            {                                                                            \
-                T exp_, new_;                                                            \
-                memcpy(&exp_, compare, sizeof(T));                                       \
-                memcpy(&new_, newval, sizeof(T));                                        \
-                __atomic_compare_exchange_n((T *) addr, &exp_, new_, 0, __ATOMIC_SEQ_CST,\
-                                            __ATOMIC_SEQ_CST);                           \
-                memcpy(old, &exp_, sizeof(T));                                           \
-            }
+#define MM_CAS(T)                                                                                    {                                                                                            T exp_, new_;                                                                            memcpy(&exp_, compare, sizeof(T));                                                       memcpy(&new_, newval, sizeof(T));                                                        __atomic_compare_exchange_n((T *) addr, &exp_, new_, 0, __ATOMIC_SEQ_CST,                                            __ATOMIC_SEQ_CST);                                           memcpy(old, &exp_, sizeof(T));                                                       }
             case 1:
                 MM_CAS(uint8_t);
                 break;
@@ -281,32 +378,27 @@ int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *
                 break;
 #undef MM_CAS
         }
+        mm_acc_reader_exit(win, stripe);
         return MPI_SUCCESS;
     }
-    {
-        MPI_Aint size;
-        struct iovec one;
-        uint64_t stripes;
-
-        MPIR_Datatype_get_size_macro(type, size);
-        one.iov_base = addr;
-        one.iov_len = size;
-        stripes = acc_stripes(win, &one, 1);
-        acc_lock_stripes(win, stripes);
-        memcpy(old, addr, size);
-        if (MPIR_Compare_equal(compare, addr, type))
-            memcpy(addr, newval, size);
-        acc_unlock_stripes(win, stripes);
-    }
+    MPIR_Datatype_get_size_macro(type, size);
+    one.iov_base = addr;
+    one.iov_len = size;
+    stripes = acc_stripes(win, &one, 1);
+    writer_enter(win, stripes);
+    memcpy(old, addr, size);
+    if (MPIR_Compare_equal(compare, addr, type))
+        memcpy(addr, newval, size);
+    writer_exit(win, stripes);
     return MPI_SUCCESS;
 }
 
 /* --- MPI_Rmw2 (mask-swap and the compare-swaps) ---
  *
- * The same two paths: on memory other processes may update, elements of 1, 2, 4 or 8
- * bytes are one compare-and-swap loop each (the new value computed from the loaded one),
- * long double holds the accumulate lock; memory only its owner updates is plain loads and
- * stores. Element types: mask-swap takes the integer types (and MPI_BYTE); COMP_SWAP and
+ * The same rule: on memory other processes may update, one element of 1, 2, 4 or 8 bytes
+ * is a reader (a compare-and-swap loop, the new value computed from the loaded one);
+ * several elements, or long double, are a writer; memory only its owner updates takes
+ * the local lock. Element types: mask-swap takes the integer types (and MPI_BYTE); COMP_SWAP and
  * _NE any integer or floating type (floating compare, so -0.0 == 0.0); _GT/_GE/_LT/_LE
  * integer and floating types, in the type's own order (signed or unsigned). */
 
@@ -452,8 +544,8 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
     size_t sz;
     struct iovec one, *iov = &one;
     MPI_Aint niov = 1;
-    int aligned;
-    uint64_t locked = 0;        /* the stripes held */
+    int aligned, stripe = -1;
+    uint64_t locked = 0;        /* a writer: the stripes held */
     const char *a = operand, *b = operand2;
     char *o = old;
 
@@ -463,9 +555,12 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
     sz = (size_t) bsz;
     mpi_errno = target_view(addr, count, type, nelem * bsz, sz, &one, &iov, &niov, &aligned);
     MPIR_ERR_CHECK(mpi_errno);
-    if (!mm_win_acc_atomic(win) || !aligned || lockfree_size(basic, MPI_REPLACE) == 0) {
+    if (mm_win_acc_atomic(win) && aligned && nelem == 1 && niov == 1 &&
+        reader_size(basic, MPI_REPLACE) != 0) {
+        stripe = mm_acc_reader_enter(win, iov[0].iov_base);
+    } else {
         locked = acc_stripes(win, iov, niov);
-        acc_lock_stripes(win, locked);
+        writer_enter(win, locked);
     }
     for (MPI_Aint i = 0; i < niov; i++) {
         char *p = iov[i].iov_base;
@@ -485,7 +580,9 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
         }
     }
     if (locked)
-        acc_unlock_stripes(win, locked);
+        writer_exit(win, locked);
+    else
+        mm_acc_reader_exit(win, stripe);
 
   fn_exit:
     if (iov != &one)

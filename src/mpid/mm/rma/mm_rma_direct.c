@@ -35,6 +35,30 @@ static int direct_range_ok(const mm_win_peer_t * peer, const char *addr, MPI_Ain
         addr + hi <= (const char *) peer->shm_base + peer->shm_size;
 }
 
+/* Where packed result bytes can go: the result buffer itself when it is contiguous
+ * (*tmp = NULL), else a staging buffer (*tmp, to unpack from and free). */
+static int result_view(void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
+                       char **view, void **tmp)
+{
+    int contig;
+    MPI_Aint true_lb;
+
+    *tmp = NULL;
+    MPIR_Datatype_is_contig(type, &contig);
+    if (contig) {
+        MPIR_Datatype_get_true_lb(type, &true_lb);
+        *view = (char *) buf + true_lb;
+        return MPI_SUCCESS;
+    }
+    *tmp = MPL_malloc(len, MPL_MEM_RMA);
+    if (*tmp == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                                    "RMA result staging buffer");
+    *view = *tmp;
+    return MPI_SUCCESS;
+}
+
 /* The bytes of (buf, count, type) as one contiguous block: the buffer itself when it is
  * contiguous, else a packed copy (*tmp, to free). */
 static int packed_view(const void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
@@ -67,6 +91,7 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
     char *addr = (char *) peer->shm_base + a->tdisp * peer->shm_disp_unit;
     void *src_tmp = NULL, *res = NULL;
     const char *src = NULL;
+    char *rview = NULL;
     MPI_Aint basic_size, actual;
 
     MPIR_ERR_CHKANDJUMP2(!direct_range_ok(peer, addr, a->tcount, a->ttype), mpi_errno,
@@ -89,16 +114,16 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
                 MPIR_ERR_CHECK(mpi_errno);
             }
             if (result_len > 0) {
-                res = MPL_malloc(result_len, MPL_MEM_RMA);
-                MPIR_ERR_CHKANDJUMP1(res == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                                     "**nomem %s", "RMA result staging buffer");
+                mpi_errno = result_view(a->result, a->rcount, a->rtype, result_len, &rview,
+                                        &res);
+                MPIR_ERR_CHECK(mpi_errno);
             }
             MPIR_Datatype_get_size_macro(basic, basic_size);
             mpi_errno = mm_rma_acc_apply(win, addr, a->tcount, a->ttype, src,
                                          MPL_MAX(data_len, result_len) / basic_size, basic,
-                                         a->acc_op, res);
+                                         a->acc_op, rview);
             MPIR_ERR_CHECK(mpi_errno);
-            if (result_len > 0)
+            if (res)
                 mpi_errno = MPIR_Typerep_unpack(res, result_len, a->result, a->rcount,
                                                 a->rtype, 0, &actual);
             break;

@@ -212,8 +212,8 @@ static size_t word_int_size(MPI_Datatype t)
     } while (0)
 
 /* What MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK exists for: one integer word in
- * a node segment this process maps, updated with one atomic instruction (the atomicity
- * rule's CPU-atomic path for these types, taken here without the general machinery).
+ * a node segment this process maps, updated with one atomic instruction: a reader of the
+ * atomicity rule (mm_rma_atomic.c), entered here without the general machinery.
  * Returns 1 if it did the operation. */
 static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datatype,
                          void *result_addr, int target_rank, MPI_Aint target_disp,
@@ -222,6 +222,7 @@ static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datat
     const mm_win_peer_t *peer;
     size_t sz;
     char *addr;
+    int stripe;
 
     if (assert != (MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK) || count != 1 ||
         result_addr == NULL || !mm_win_acc_atomic(win) || !mm_rma_is_direct(win, target_rank))
@@ -239,10 +240,12 @@ static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datat
     if (addr < (char *) peer->shm_base || addr + sz > (char *) peer->shm_base + peer->shm_size ||
         (uintptr_t) addr % sz != 0)
         return 0;       /* range errors and unaligned words: the general path */
+    stripe = mm_acc_reader_enter(win, addr);
     if (sz == 4)
         MM_RMW_WORD(uint32_t);
     else
         MM_RMW_WORD(uint64_t);
+    mm_acc_reader_exit(win, stripe);
     return 1;
 }
 

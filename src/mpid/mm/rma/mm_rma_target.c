@@ -92,6 +92,33 @@ static int target_addr(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype ty
     return mm_win_range_ok(win, addr + lo, hi - lo);
 }
 
+/* A PUT is a send to the target buffer: as with a receive, a payload shorter than the
+ * buffer is fine, one longer than it stores what fits and fails with MPI_ERR_TRUNCATE, and
+ * one that ends inside an element of the target datatype stores the whole elements and
+ * fails with MPI_ERR_TYPE (what MPIR_Localcopy does on the direct path). */
+static int put_apply(const mm_rma_hdr_t * hdr, MPI_Datatype type, const char *data, char *addr,
+                     int *errclass)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint type_size, actual = 0;
+    uint64_t room;
+
+    MPIR_Datatype_get_size_macro(type, type_size);
+    room = (uint64_t) type_size * (uint64_t) hdr->target_count;
+    mpi_errno = MPIR_Typerep_unpack(data, (MPI_Aint) MPL_MIN(hdr->data_len, room), addr,
+                                    hdr->target_count, type, 0, &actual);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (hdr->data_len > room)
+        *errclass = MPI_ERR_TRUNCATE;
+    else if ((uint64_t) actual != hdr->data_len)
+        *errclass = MPI_ERR_TYPE;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* Apply one operation; *result (malloc'ed, result_len bytes) is what the answer carries. */
 static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
                     const char *data, void **result, int *errclass)
@@ -101,6 +128,10 @@ static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
     char *addr;
     void *res = NULL;
 
+    if (hdr->target_count < 0) {
+        *errclass = MPI_ERR_COUNT;
+        goto fn_exit;
+    }
     if (!target_addr(win, hdr, type, &addr)) {
         *errclass = MPI_ERR_RMA_RANGE;
         goto fn_exit;
@@ -112,8 +143,7 @@ static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
     }
     switch (hdr->op) {
         case MM_RMA_PUT:
-            mpi_errno = MPIR_Typerep_unpack(data, hdr->data_len, addr, hdr->target_count, type,
-                                            0, &actual);
+            mpi_errno = put_apply(hdr, type, data, addr, errclass);
             break;
         case MM_RMA_GET:
             mpi_errno = MPIR_Typerep_pack(addr, hdr->target_count, type, 0, res,

@@ -12,9 +12,10 @@
  * attached (target displacements are addresses), MPI_Win_allocate_shared one POSIX
  * shared-memory segment per window, laid out rank after rank, that every member maps, and
  * MPI_Win_allocate one such segment per node, shared by the members on that node. The
- * segment's first cache line holds the lock of the accumulates that are not CPU atomics
- * (mm_rma_atomic.c), so every process that may apply one to the segment uses the same
- * lock. Whatever a process maps it reaches with loads and stores (mm_rma_direct.c).
+ * segment starts with the accumulate stripes and the members' reader counters
+ * (mm_rma_atomic.c), so every process that may apply an accumulate to the segment follows
+ * the same rule. Whatever a process maps it reaches with loads and stores
+ * (mm_rma_direct.c).
  */
 
 #include "mm_rma.h"
@@ -215,6 +216,7 @@ static int win_init(MPI_Aint size, int disp_unit, int flavor, MPIR_Info * info,
     MPIR_ERR_CHKANDJUMP1(win->dev.peers == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "window peers");
     win->dev.acc_lock = &win->dev.acc_lock_local;
+    win->dev.acc_slots = NULL;
     win->dev.info_acc_ordering = MM_ACC_ORDER_RAR | MM_ACC_ORDER_RAW | MM_ACC_ORDER_WAR |
         MM_ACC_ORDER_WAW;
     win_info_apply(win, info);
@@ -369,7 +371,7 @@ int MPID_Win_allocate_shared(MPI_Aint size, int disp_unit, MPIR_Info * info, MPI
     for (int r = 0; r < n; r++)
         win->dev.peers[r].shm_base = (char *) win->dev.shm_seg +
             (size_t) win->dev.peers[r].shm_base;
-    win->dev.acc_lock = (volatile int *) win->dev.shm_seg;
+    mm_rma_acc_slots_init(win, win->dev.shm_seg, n, win->comm_ptr->rank);
     win->base = win->dev.peers[win->comm_ptr->rank].shm_base;
     *(void **) baseptr = win->base;
     *win_out = win;
@@ -435,7 +437,7 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
         peer->shm_disp_unit = (int) recs[3 * i + 2];
         off += recs[3 * i + 1];
     }
-    win->dev.acc_lock = (volatile int *) win->dev.shm_seg;
+    mm_rma_acc_slots_init(win, win->dev.shm_seg, n, node->rank);
 
   fn_exit:
     MPL_free(recs);

@@ -78,8 +78,9 @@ int mm_cancel_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *sreq = mm_reqid_lookup(pkt->sreq);
 
-    MPIR_ERR_CHKANDJUMP3(sreq == NULL || !(sreq->dev.flags & MM_REQ_CANCEL_PENDING) ||
-                         sreq->dev.vc != vc, mpi_errno, MPI_ERR_OTHER, "**mm|badreqid",
+    MPIR_ERR_CHKANDJUMP3(sreq == NULL || sreq->kind != MPIR_REQUEST_KIND__SEND ||
+                         !(sreq->dev.flags & MM_REQ_CANCEL_PENDING) || sreq->dev.vc != vc,
+                         mpi_errno, MPI_ERR_OTHER, "**mm|badreqid",
                          "**mm|badreqid %d %s %L", vc->lpid, "CANCEL_RESP",
                          (long long) pkt->sreq);
     sreq->dev.flags &= ~MM_REQ_CANCEL_PENDING;

@@ -83,7 +83,7 @@ int mm_proto_send(MPIR_Request * sreq, int sync)
         /* Rendezvous also gives Ssend its semantics: CTS means the receive matched. */
         head_car_prepare(head, sreq, vc, MM_PKT_RTS);
         head->pkt.rreq = sreq->dev.msg_seq;
-        sreq->dev.flags |= MM_REQ_AWAIT_ACK;
+        sreq->dev.flags |= MM_REQ_AWAIT_ACK | MM_REQ_RNDV;
         sreq->dev.id = mm_reqid_register(sreq);
         MPIR_ERR_CHKANDJUMP1(sreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
                              "**nomem %s", "mm request id");
@@ -98,14 +98,73 @@ int mm_proto_send(MPIR_Request * sreq, int sync)
     goto fn_exit;
 }
 
+/* The bytes of a truncated message beyond the receive buffer are read into one scratch
+ * area of at most this size, named again and again by the entries of the DATA CAR's
+ * iovec: a message far longer than the buffer costs no more memory than this. */
+#define MM_RECV_DISCARD_CHUNK ((size_t) 1 << 20)
+
+/* The receive buffer holds `keep` of the message's data_sz bytes: describe the payload as
+ * those bytes (user buffer if contiguous, else staged for unpacking) followed by the rest
+ * read into scratch. tmpbuf holds [staged bytes][iovec entries][scratch]. */
+static int recv_truncated_view(MPIR_Request * rreq, mm_buf_t * b, int is_contig, size_t keep)
+{
+    int mpi_errno = MPI_SUCCESS;
+    size_t excess = rreq->dev.data_sz - keep;
+    size_t chunk = MPL_MIN(excess, MM_RECV_DISCARD_CHUNK);
+    size_t nchunks = (excess + chunk - 1) / chunk;
+    size_t staged = is_contig ? 0 : keep;
+    size_t iov_off = MPL_ROUND_UP_ALIGN(staged, sizeof(struct iovec));
+    size_t niov = (keep > 0) + nchunks;
+    size_t scratch_off = iov_off + niov * sizeof(struct iovec);
+    struct iovec *iov;
+    char *scratch;
+    int n = 0;
+
+    MPIR_ERR_CHKANDJUMP1(niov > INT_MAX, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "mm truncated receive iovec");
+    rreq->dev.tmpbuf = MPL_malloc(scratch_off + chunk, MPL_MEM_BUFFER);
+    MPIR_ERR_CHKANDJUMP1(rreq->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                         "**nomem %s", "mm truncated receive scratch");
+    iov = (struct iovec *) ((char *) rreq->dev.tmpbuf + iov_off);
+    scratch = (char *) rreq->dev.tmpbuf + scratch_off;
+    if (keep > 0) {
+        MPI_Aint true_lb = 0;
+        if (is_contig)
+            MPIR_Datatype_get_true_lb(rreq->dev.datatype, &true_lb);
+        iov[n].iov_base = is_contig ? (char *) rreq->dev.buf + true_lb : rreq->dev.tmpbuf;
+        iov[n].iov_len = keep;
+        n++;
+    }
+    for (size_t left = excess; left > 0; left -= MPL_MIN(left, chunk)) {
+        iov[n].iov_base = scratch;
+        iov[n].iov_len = MPL_MIN(left, chunk);
+        n++;
+    }
+    if (!is_contig)
+        rreq->dev.flags |= MM_REQ_NEED_UNPACK;
+    b->iov = iov;
+    b->iov_count = n;
+    b->iov_idx = 0;
+    b->iov_off = 0;
+    b->len = rreq->dev.data_sz;
+    b->done = 0;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 /* The receive rreq knows its sender and message size: make its DATA CAR point where the
- * payload must land (the user buffer when contiguous and large enough, else a staging
- * buffer unpacked at completion) and hand it to the method. */
+ * payload must land (the user buffer when contiguous, else a staging buffer unpacked at
+ * completion; what does not fit the buffer is read and dropped, and the receive completes
+ * with MPI_ERR_TRUNCATE) and hand it to the method. */
 static int recv_post_data(MPIR_Request * rreq)
 {
     int mpi_errno = MPI_SUCCESS;
     mm_car_t *car = &rreq->dev.data_car;
     size_t data_sz = rreq->dev.data_sz;
+    size_t capacity = mm_request_capacity(rreq);
     int is_contig;
     MPI_Aint true_lb = 0;
 
@@ -115,7 +174,10 @@ static int recv_post_data(MPIR_Request * rreq)
     car->req = rreq;
     car->vc = rreq->dev.vc;
     car->next = NULL;
-    if (is_contig && data_sz <= mm_request_capacity(rreq)) {
+    if (data_sz > capacity) {
+        mpi_errno = recv_truncated_view(rreq, &car->buf, is_contig, capacity);
+        MPIR_ERR_CHECK(mpi_errno);
+    } else if (is_contig) {
         MPIR_Datatype_get_true_lb(rreq->dev.datatype, &true_lb);
         mm_buf_init_contig(&car->buf, (char *) rreq->dev.buf + true_lb, data_sz);
     } else {
@@ -140,6 +202,7 @@ static int send_cts(MPIR_Request * rreq)
     rreq->dev.id = mm_reqid_register(rreq);
     MPIR_ERR_CHKANDJUMP1(rreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "mm request id");
+    rreq->dev.flags |= MM_REQ_AWAIT_DATA;
     mpi_errno = mm_proto_send_ctrl(rreq->dev.vc, MM_PKT_CTS, rreq->dev.peer_id, rreq->dev.id);
 
   fn_exit:
@@ -286,15 +349,25 @@ static int handle_rts(mm_vc_t * vc, const mm_pkt_t * pkt)
     goto fn_exit;
 }
 
-/* Find the request a peer's packet names, or fail with an error naming the peer. */
-static int lookup_named(mm_vc_t * vc, const mm_pkt_t * pkt, uint64_t id, const char *what,
-                        MPIR_Request ** req_out)
+/* Find the request a peer's packet names and check that it waits for this very packet
+ * from this peer: ids come from the wire, and sends, receives and RMA requests share the
+ * table, so a stray or duplicated CTS, SYNC_ACK or DATA must fail here rather than act on
+ * a request of another kind or in another state. The request must have all flags of
+ * `need` and none of `forbid`. */
+static int lookup_named(mm_vc_t * vc, uint64_t id, MPIR_Request_kind_t kind, unsigned need,
+                        unsigned forbid, const char *what, MPIR_Request ** req_out)
 {
     int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *req = mm_reqid_lookup(id);
 
-    *req_out = mm_reqid_lookup(id);
-    MPIR_ERR_CHKANDJUMP3(*req_out == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badreqid",
+    MPIR_ERR_CHKANDJUMP3(req == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badreqid",
                          "**mm|badreqid %d %s %L", vc->lpid, what, (long long) id);
+    MPIR_ERR_CHKANDJUMP3(req->kind != kind || req->dev.vc != vc ||
+                         (req->dev.flags & need) != need || (req->dev.flags & forbid) != 0,
+                         mpi_errno, MPI_ERR_OTHER, "**mm|unwanted", "**mm|unwanted %d %s %L",
+                         vc->lpid, what, (long long) id);
+    *req_out = req;
+
   fn_exit:
     return mpi_errno;
   fn_fail:
@@ -318,7 +391,8 @@ static int handle_cts(mm_vc_t * vc, const mm_pkt_t * pkt)
     MPIR_Request *sreq;
     mm_car_t *head;
 
-    mpi_errno = lookup_named(vc, pkt, pkt->sreq, "CTS", &sreq);
+    mpi_errno = lookup_named(vc, pkt->sreq, MPIR_REQUEST_KIND__SEND,
+                             MM_REQ_AWAIT_ACK | MM_REQ_RNDV, 0, "CTS", &sreq);
     MPIR_ERR_CHECK(mpi_errno);
     ack_arrived(sreq);
 
@@ -345,11 +419,13 @@ static int handle_data(mm_vc_t * vc, const mm_pkt_t * pkt)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *rreq;
 
-    mpi_errno = lookup_named(vc, pkt, pkt->rreq, "DATA", &rreq);
+    mpi_errno = lookup_named(vc, pkt->rreq, MPIR_REQUEST_KIND__RECV, MM_REQ_AWAIT_DATA,
+                             MM_REQ_UNEXPECTED, "DATA", &rreq);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIR_ERR_CHKANDJUMP3(rreq->dev.vc != vc || pkt->data_sz != rreq->dev.data_sz, mpi_errno,
-                         MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
-                         pkt->version, pkt->kind);
+    MPIR_ERR_CHKANDJUMP3(pkt->data_sz != rreq->dev.data_sz, mpi_errno, MPI_ERR_OTHER,
+                         "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,
+                         pkt->kind);
+    rreq->dev.flags &= ~MM_REQ_AWAIT_DATA;
     mpi_errno = recv_post_data(rreq);
 
   fn_exit:
@@ -363,7 +439,8 @@ static int handle_sync_ack(mm_vc_t * vc, const mm_pkt_t * pkt)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *sreq;
 
-    mpi_errno = lookup_named(vc, pkt, pkt->sreq, "SYNC_ACK", &sreq);
+    mpi_errno = lookup_named(vc, pkt->sreq, MPIR_REQUEST_KIND__SEND, MM_REQ_AWAIT_ACK,
+                             MM_REQ_RNDV, "SYNC_ACK", &sreq);
     MPIR_ERR_CHECK(mpi_errno);
     ack_arrived(sreq);
     mpi_errno = mm_request_cc_done(sreq);

@@ -78,30 +78,44 @@ size_t mm_request_capacity(MPIR_Request * rreq)
 }
 
 /* A receive's payload is in place (in the user buffer or in tmpbuf): unpack if needed and
- * fill in the status count and a truncation error. */
+ * fill in the status. As in ch3, a message longer than the buffer delivers what fits and
+ * completes with MPI_ERR_TRUNCATE; one that ends inside an element of a noncontiguous
+ * receive type delivers its whole elements and completes with MPI_ERR_TYPE (a contiguous
+ * buffer simply takes the bytes, and MPI_Get_count reports MPI_UNDEFINED). The count is
+ * always what was stored, and the request completes normally either way: a bad receive
+ * is the user's error, reported to the user. */
 static void recv_finish_data(MPIR_Request * rreq)
 {
     size_t capacity = mm_request_capacity(rreq);
     size_t got = MPL_MIN(rreq->dev.data_sz, capacity);
+    size_t stored = got;
+    int err = MPI_SUCCESS;
 
-    if (rreq->dev.flags & MM_REQ_NEED_UNPACK) {
+    if ((rreq->dev.flags & MM_REQ_NEED_UNPACK) && got > 0) {
         MPI_Aint actual = 0;
-        if (got > 0) {
-            int rc = MPIR_Typerep_unpack(rreq->dev.tmpbuf, got, rreq->dev.buf, rreq->dev.count,
-                                         rreq->dev.datatype, 0, &actual);
-            MPIR_Assert(rc == MPI_SUCCESS && (size_t) actual == got);
-        }
+        err = MPIR_Typerep_unpack(rreq->dev.tmpbuf, got, rreq->dev.buf, rreq->dev.count,
+                                  rreq->dev.datatype, 0, &actual);
+        stored = err == MPI_SUCCESS ? (size_t) actual : 0;
+    }
+    if (rreq->dev.tmpbuf) {
         MPL_free(rreq->dev.tmpbuf);
         rreq->dev.tmpbuf = NULL;
     }
-    MPIR_STATUS_SET_COUNT(rreq->status, got);
+    MPIR_STATUS_SET_COUNT(rreq->status, stored);
     if (rreq->dev.data_sz > capacity) {
-        rreq->status.MPI_ERROR =
-            MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                 MPI_ERR_TRUNCATE, "**truncate", "**truncate %d %d %d %d",
-                                 rreq->status.MPI_SOURCE, rreq->status.MPI_TAG,
-                                 (int) rreq->dev.data_sz, (int) capacity);
+        err = MPIR_Err_create_code(err, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                   MPI_ERR_TRUNCATE, "**mm|truncate",
+                                   "**mm|truncate %d %d %L %L", rreq->status.MPI_SOURCE,
+                                   rreq->status.MPI_TAG, (long long) rreq->dev.data_sz,
+                                   (long long) capacity);
+    } else if (err == MPI_SUCCESS && stored != got) {
+        err = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                   MPI_ERR_TYPE, "**mm|typemismatch",
+                                   "**mm|typemismatch %d %d %L %L", rreq->status.MPI_SOURCE,
+                                   rreq->status.MPI_TAG, (long long) got, (long long) stored);
     }
+    if (err != MPI_SUCCESS)
+        rreq->status.MPI_ERROR = err;
 }
 
 /* The counter reached zero: tell waiters (mm_completions, a completion_notification

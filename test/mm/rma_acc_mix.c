@@ -1,0 +1,144 @@
+/*
+ * rma_acc_mix: whole-array accumulates and single-element atomics on the same memory.
+ *
+ * The window's atomicity rule (rma/mm_rma_atomic.c) applies large accumulates with a plain
+ * loop under stripe locks and single elements with CPU atomics. This test makes them meet:
+ * on a region of N 64-bit integers at rank 0,
+ *   - "bulk" ranks (even ranks) issue R accumulates of the whole region (1 MiB, MPI_SUM of
+ *     ones), the last one as an MPI_Get_accumulate, inside a lock_all epoch with flushes;
+ *   - "hammer" ranks (odd ranks) add 1 to single elements, alternating MPI_Fetch_and_op
+ *     (in a lock_all epoch, flushed) and MPI_Rmw(MPI_RMW_INC) with
+ *     MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK, on elements spread over the
+ *     whole region, so that every stripe sees both kinds at once.
+ * Checks: every value a hammer fetched from an element is greater than the one it fetched
+ * from that element before (it added 1 in between, and all updates are increments); every
+ * old value of the bulk rank's get_accumulate is at least what that rank itself had added
+ * (R-1); and at the end every element equals (bulk ranks x R) + the number of single
+ * increments made on it (counted by the hammers and summed) — a lost or torn update in
+ * either direction changes some element.
+ * Run on an MPI_Win_allocate window (same-node ranks update each other's memory directly)
+ * and on an MPI_Win_create window (rank 0 applies everything it receives, others by
+ * message); the testlist adds tcp-only and two-fake-node runs.
+ */
+#include "mmtest.h"
+#include <stdint.h>
+
+#define N (1 << 17)             /* 1 MiB of int64 */
+#define R 8                     /* bulk accumulates per bulk rank */
+#define K 3000                  /* single increments per hammer rank */
+
+static void run(int use_create, int rank, int size)
+{
+    int64_t *base = NULL, *ones, *old, *counts, *total = NULL, *last;
+    int bulk = rank % 2 == 0, nbulk = (size + 1) / 2;
+    MPI_Aint bytes = rank == 0 ? (MPI_Aint) N * sizeof(int64_t) : 0;
+    MPI_Win win;
+
+    ones = malloc(N * sizeof(int64_t));
+    old = malloc(N * sizeof(int64_t));
+    counts = calloc(N, sizeof(int64_t));
+    last = malloc(N * sizeof(int64_t));
+    for (int i = 0; i < N; i++) {
+        ones[i] = 1;
+        last[i] = -1;
+    }
+    if (use_create) {
+        if (rank == 0)
+            MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base);
+        MPI_Win_create(base, bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    }
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        memset(base, 0, bytes);
+        MPI_Win_unlock(0, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    if (bulk) {
+        MPI_Win_lock_all(0, win);
+        for (int r = 0; r < R; r++) {
+            if (r == R - 1)
+                CHECK_MPI(MPI_Get_accumulate(ones, N, MPI_INT64_T, old, N, MPI_INT64_T, 0, 0,
+                                             N, MPI_INT64_T, MPI_SUM, win));
+            else
+                CHECK_MPI(MPI_Accumulate(ones, N, MPI_INT64_T, 0, 0, N, MPI_INT64_T,
+                                         MPI_SUM, win));
+            CHECK_MPI(MPI_Win_flush(0, win));
+        }
+        MPI_Win_unlock_all(win);
+        for (int i = 0, bad = 0; i < N && bad < 5; i++)
+            if (old[i] < R - 1) {
+                CHECK(0, "get_accumulate saw element %d = %lld, below this rank's own %d adds",
+                      i, (long long) old[i], R - 1);
+                bad++;
+            }
+    } else {
+        unsigned x = 12345u + 977u * (unsigned) rank;
+        for (int k = 0; k < K; k++) {
+            int64_t one = 1, got = -1;
+            int i;
+
+            x = x * 1103515245u + 12345u;
+            i = (int) ((x >> 8) % N);
+            if (k % 2 == 0) {
+                MPI_Win_lock_all(0, win);
+                CHECK_MPI(MPI_Fetch_and_op(&one, &got, MPI_INT64_T, 0, i, MPI_SUM, win));
+                CHECK_MPI(MPI_Win_flush(0, win));
+                MPI_Win_unlock_all(win);
+            } else {
+                CHECK_MPI(MPI_Rmw(NULL, 1, MPI_INT64_T, &got, 0, i,
+                                  MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK,
+                                  MPI_RMW_INC, win));
+            }
+            CHECK(got > last[i], "element %d: fetched %lld after %lld (an update was lost)",
+                  i, (long long) got, (long long) last[i]);
+            last[i] = got;
+            counts[i]++;
+        }
+    }
+
+    if (rank == 0)
+        total = malloc(N * sizeof(int64_t));
+    MPI_Reduce(counts, total, N, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int bad = 0;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        for (int i = 0; i < N && bad < 5; i++) {
+            int64_t want = (int64_t) nbulk * R + total[i];
+            if (base[i] != want) {
+                CHECK(0, "%s: element %d = %lld, expected %lld",
+                      use_create ? "Win_create" : "Win_allocate", i, (long long) base[i],
+                      (long long) want);
+                bad++;
+            }
+        }
+        MPI_Win_unlock(0, win);
+        free(total);
+    }
+    MPI_Win_free(&win);
+    if (use_create && rank == 0)
+        MPI_Free_mem(base);
+    free(ones);
+    free(old);
+    free(counts);
+    free(last);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(size >= 2, "needs at least 2 processes, has %d", size);
+    if (size >= 2) {
+        run(0, rank, size);
+        run(1, rank, size);
+    }
+    return mmt_finish();
+}
