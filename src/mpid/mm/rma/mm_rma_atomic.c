@@ -287,7 +287,6 @@ static int writer_apply(void *addr, MPI_Aint count, MPI_Datatype type, const str
                         MPI_Aint esz, MPI_Datatype basic, MPI_Op op, char *old)
 {
     mm_rma_kernel_fn *kern = NULL;
-    MPI_Aint actual;
 
     if (old) {
         char *o = old;
