@@ -16,6 +16,12 @@
  * (R-1); and at the end every element equals (bulk ranks x R) + the number of single
  * increments made on it (counted by the hammers and summed) — a lost or torn update in
  * either direction changes some element.
+ * A second, "hot" phase makes the two kinds collide as often as they can: for HOT_SECONDS
+ * the bulk ranks accumulate ones over the first HOT elements (4 KiB) again and again while
+ * the hammers increment single elements among them with MPI_Rmw(INC, IMPLICIT|NOCHECK)
+ * (on a same-node window a CPU atomic with no message), and every element must end at
+ * (accumulates issued by all bulk ranks) + (its single increments). With the writers'
+ * wait for readers removed from mm_rma_atomic.c this phase reports lost updates.
  * Run on an MPI_Win_allocate window (same-node ranks update each other's memory directly)
  * and on an MPI_Win_create window (rank 0 applies everything it receives, others by
  * message); the testlist adds tcp-only and two-fake-node runs.
@@ -26,6 +32,8 @@
 #define N (1 << 17)             /* 1 MiB of int64 */
 #define R 8                     /* bulk accumulates per bulk rank */
 #define K 3000                  /* single increments per hammer rank */
+#define HOT 512                 /* elements of the hot phase */
+#define HOT_SECONDS 0.5
 
 static void run(int use_create, int rank, int size)
 {
@@ -127,6 +135,71 @@ static void run(int use_create, int rank, int size)
     free(last);
 }
 
+static void run_hot(int use_create, int rank, int size)
+{
+    int64_t *base = NULL, ones[HOT], counts[HOT] = { 0 }, total[HOT], nacc = 0, nacc_all = 0;
+    int bulk = rank % 2 == 0;
+    MPI_Aint bytes = rank == 0 ? (MPI_Aint) HOT * sizeof(int64_t) : 0;
+    double deadline;
+    MPI_Win win;
+
+    for (int i = 0; i < HOT; i++)
+        ones[i] = 1;
+    if (use_create) {
+        if (rank == 0)
+            MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base);
+        MPI_Win_create(base, bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    }
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        memset(base, 0, bytes);
+        MPI_Win_unlock(0, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    deadline = MPI_Wtime() + HOT_SECONDS;
+    if (bulk) {
+        MPI_Win_lock_all(0, win);
+        while (MPI_Wtime() < deadline) {
+            CHECK_MPI(MPI_Accumulate(ones, HOT, MPI_INT64_T, 0, 0, HOT, MPI_INT64_T, MPI_SUM,
+                                     win));
+            CHECK_MPI(MPI_Win_flush(0, win));
+            nacc++;
+        }
+        MPI_Win_unlock_all(win);
+    } else {
+        for (unsigned k = 0; MPI_Wtime() < deadline; k++) {
+            int i = (int) ((k * 37u + (unsigned) rank) % HOT);
+            int64_t got;
+            for (int j = 0; j < 64; j++) {
+                CHECK_MPI(MPI_Rmw(NULL, 1, MPI_INT64_T, &got, 0, i,
+                                  MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK,
+                                  MPI_RMW_INC, win));
+                counts[i]++;
+            }
+        }
+    }
+    MPI_Reduce(counts, total, HOT, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&nacc, &nacc_all, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int bad = 0;
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        for (int i = 0; i < HOT; i++)
+            if (base[i] != nacc_all + total[i])
+                bad++;
+        CHECK(bad == 0, "%s hot phase: %d of %d elements lost updates (%lld accumulates, "
+              "e.g. element 0 = %lld, expected %lld)", use_create ? "Win_create" :
+              "Win_allocate", bad, HOT, (long long) nacc_all, (long long) base[0],
+              (long long) (nacc_all + total[0]));
+        MPI_Win_unlock(0, win);
+    }
+    MPI_Win_free(&win);
+    if (use_create && rank == 0)
+        MPI_Free_mem(base);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -139,6 +212,8 @@ int main(int argc, char **argv)
     if (size >= 2) {
         run(0, rank, size);
         run(1, rank, size);
+        run_hot(0, rank, size);
+        run_hot(1, rank, size);
     }
     return mmt_finish();
 }
