@@ -100,6 +100,10 @@ int MPID_Improbe(int source, int tag, MPIR_Comm * comm, int context_offset, int 
     if (ureq) {
         probe_status(ureq, status);
         ureq->kind = MPIR_REQUEST_KIND__MPROBE;
+        /* The receive of this message reports its errors (a truncation, say) through the
+         * communicator's handler, which MPI_Wait finds in the request. */
+        ureq->comm = comm;
+        MPIR_Comm_add_ref(comm);
         *message = ureq;
     }
 
@@ -140,7 +144,7 @@ int MPID_Imrecv(void *buf, MPI_Aint count, MPI_Datatype datatype, MPIR_Request *
     MPIR_Request *rreq = NULL;
 
     MPIR_Assert(message->kind == MPIR_REQUEST_KIND__MPROBE);
-    rreq = mm_request_create(MPIR_REQUEST_KIND__RECV, NULL);
+    rreq = mm_request_create(MPIR_REQUEST_KIND__RECV, message->comm);
     MPIR_ERR_CHKANDJUMP1(rreq == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm request");
     mpi_errno = xfer_recv_op(rreq, buf, count, datatype, message->dev.match_rank);

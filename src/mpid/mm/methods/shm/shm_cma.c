@@ -189,8 +189,11 @@ int shm_cma_reap(mm_vc_t * vc, int *made_progress)
     if (failed != s->cma_failed_seen) {
         mm_car_t *head = s->cma_head;
 
-        /* Only a probe fails, and nothing was queued behind a probe. */
-        MPIR_Assert(s->cma_state == SHM_CMA_PROBING && head && head->qnext == NULL);
+        /* Only a probe fails, and nothing was queued behind a probe. The counters live in
+         * memory the receiver writes: one that says otherwise is its error, not ours. */
+        MPIR_ERR_CHKANDJUMP3(s->cma_state != SHM_CMA_PROBING || head == NULL ||
+                             head->qnext != NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
+                             "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
         s->cma_failed_seen = failed;
         s->cma_state = SHM_CMA_OFF;
         vc->eager_limit = shm_eager_limit(0);
@@ -205,7 +208,8 @@ int shm_cma_reap(mm_vc_t * vc, int *made_progress)
     while (s->cma_done_seen != done) {
         mm_car_t *head, *data;
 
-        MPIR_Assert(s->cma_head != NULL);
+        MPIR_ERR_CHKANDJUMP3(s->cma_head == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
+                             "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
         head = mm_car_fifo_pop(&s->cma_head, &s->cma_tail);
         data = head->next;
         s->cma_done_seen++;

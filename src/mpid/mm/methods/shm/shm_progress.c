@@ -19,14 +19,20 @@ int shm_post_read(mm_car_t * car)
 int shm_peer_vc(int src, mm_vc_t ** vc_out)
 {
     int mpi_errno = MPI_SUCCESS;
-    mm_vc_t *vc = shm_state.peer_vc[src];
+    mm_vc_t *vc;
 
+    /* src comes from a cell, which another process wrote. */
+    MPIR_ERR_CHKANDJUMP3(src < 0 || src >= shm_state.nlocal || src == shm_state.my_local,
+                         mpi_errno, MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", -1,
+                         -1, -1);
+    vc = shm_state.peer_vc[src];
     if (vc == NULL) {
         /* First message from this peer: bind its VC (selection is symmetric, so the peer
-         * that wrote to us through shm is bound to shm here too). */
+         * that wrote to us through shm is bound to shm here too, unless it is broken). */
         mpi_errno = mm_vc_get(MPIR_Process.node_local_map[src], &vc);
         MPIR_ERR_CHECK(mpi_errno);
-        MPIR_Assert(vc->method == &mm_shm_method);
+        MPIR_ERR_CHKANDJUMP3(vc->method != &mm_shm_method, mpi_errno, MPI_ERR_OTHER,
+                             "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
     }
     *vc_out = vc;
 
@@ -36,25 +42,28 @@ int shm_peer_vc(int src, mm_vc_t ** vc_out)
     goto fn_exit;
 }
 
-static int cell_deliver(shm_cell_t * cell)
+static int cell_deliver(shm_cell_t * cell, int src)
 {
     int mpi_errno = MPI_SUCCESS;
     mm_vc_t *vc;
     size_t off = 0;
 
-    mpi_errno = shm_peer_vc(cell->src, &vc);
+    mpi_errno = shm_peer_vc(src, &vc);
     MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP3(cell->len > (uint32_t) shm_state.seg->cell_size, mpi_errno,
+                         MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, -1,
+                         -1);
     if (cell->flags & SHM_CELL_ENVELOPE) {
         /* Messages before this one went by the fast box (the ring was free then, and
          * full for this one): they are all there now, in order. */
-        while (cell->seq != shm_state.rx_seq[cell->src]) {
+        while (cell->seq != shm_state.rx_seq[src]) {
             int delivered;
-            mpi_errno = shm_fbox_recv(cell->src, &delivered);
+            mpi_errno = shm_fbox_recv(src, &delivered);
             MPIR_ERR_CHECK(mpi_errno);
             MPIR_ERR_CHKANDJUMP3(!delivered, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
                                  "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
         }
-        shm_state.rx_seq[cell->src]++;
+        shm_state.rx_seq[src]++;
         MPIR_ERR_CHKANDJUMP3(vc->rdata != NULL || cell->len < sizeof(mm_pkt_t), mpi_errno,
                              MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
                              -1, -1);
@@ -64,7 +73,7 @@ static int cell_deliver(shm_cell_t * cell)
         MPIR_ERR_CHECK(mpi_errno);
         if (cell->flags & SHM_CELL_CMA) {
             /* The payload stays in the sender's memory; read it from there. */
-            mpi_errno = shm_cma_read(vc, cell->src, cell);
+            mpi_errno = shm_cma_read(vc, src, cell);
             goto fn_exit;
         }
     }
@@ -98,16 +107,14 @@ int shm_read_progress(int *made_progress)
     MPIR_ERR_CHECK(mpi_errno);
     for (int n = 0; n < SHM_READ_BATCH; n++) {
         int32_t idx = shm_queue_pop(q);
-        shm_cell_t *cell;
-        int src;
 
         if (idx == SHM_NIL)
             break;
-        cell = shm_cell(idx);
-        src = cell->src;
-        mpi_errno = cell_deliver(cell);
-        /* The bytes are out (or the packet was rejected): the owner may refill it. */
-        shm_queue_push(&shm_state.ranks[src].freeq, idx);
+        /* The sender named in the cell is read once: its process can still write it. */
+        mpi_errno = cell_deliver(shm_cell(idx), shm_cell(idx)->src);
+        /* The bytes are out (or the packet was rejected): the owner may refill it. Each
+         * process owns ncells consecutive cells, whatever the cell says of its sender. */
+        shm_queue_push(&shm_state.ranks[idx / shm_state.seg->ncells].freeq, idx);
         MPIR_ERR_CHECK(mpi_errno);
         *made_progress = 1;
     }
