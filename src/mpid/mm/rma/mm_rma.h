@@ -274,7 +274,12 @@ static inline void mm_acc_reader_exit(MPIR_Win * win, int stripe)
     volatile uint8_t *mine = (volatile uint8_t *) win->dev.acc_slots +
         (size_t) win->dev.acc_myslot * MM_ACC_SLOT_BYTES + stripe;
 
-    __atomic_fetch_sub(mine, 1, __ATOMIC_RELEASE);
+    /* Only this process writes its counters: unless several of its threads may be
+     * inside at once, leaving is a plain release store (no locked instruction). */
+    if (MPIR_IS_THREADED)
+        __atomic_fetch_sub(mine, 1, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(mine, (uint8_t) (*mine - 1), __ATOMIC_RELEASE);
 }
 
 /* --- accumulate loops (mm_rma_kernels.c) --- */
