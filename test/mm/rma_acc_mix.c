@@ -35,6 +35,28 @@
 #define HOT 512                 /* elements of the hot phase */
 #define HOT_SECONDS 0.5
 
+/* bytes of zeros at rank 0 (none elsewhere), from MPI_Win_allocate or, with use_create,
+ * MPI_Alloc_mem + MPI_Win_create (free *base with MPI_Free_mem after the window). */
+static MPI_Win make_window(int use_create, int rank, MPI_Aint bytes, int64_t ** base)
+{
+    MPI_Win win;
+
+    if (use_create) {
+        if (rank == 0)
+            MPI_Alloc_mem(bytes, MPI_INFO_NULL, base);
+        MPI_Win_create(*base, bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, base, &win);
+    }
+    if (rank == 0) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        memset(*base, 0, bytes);
+        MPI_Win_unlock(0, win);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return win;
+}
+
 static void run(int use_create, int rank, int size)
 {
     int64_t *base = NULL, *ones, *old, *counts, *total = NULL, *last;
@@ -50,19 +72,7 @@ static void run(int use_create, int rank, int size)
         ones[i] = 1;
         last[i] = -1;
     }
-    if (use_create) {
-        if (rank == 0)
-            MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base);
-        MPI_Win_create(base, bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    } else {
-        MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    }
-    if (rank == 0) {
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-        memset(base, 0, bytes);
-        MPI_Win_unlock(0, win);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    win = make_window(use_create, rank, bytes, &base);
 
     if (bulk) {
         MPI_Win_lock_all(0, win);
@@ -145,19 +155,7 @@ static void run_hot(int use_create, int rank, int size)
 
     for (int i = 0; i < HOT; i++)
         ones[i] = 1;
-    if (use_create) {
-        if (rank == 0)
-            MPI_Alloc_mem(bytes, MPI_INFO_NULL, &base);
-        MPI_Win_create(base, bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    } else {
-        MPI_Win_allocate(bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    }
-    if (rank == 0) {
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
-        memset(base, 0, bytes);
-        MPI_Win_unlock(0, win);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
+    win = make_window(use_create, rank, bytes, &base);
     deadline = MPI_Wtime() + HOT_SECONDS;
     if (bulk) {
         MPI_Win_lock_all(0, win);

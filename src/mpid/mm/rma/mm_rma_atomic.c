@@ -405,40 +405,20 @@ enum { RMW2_SINT = 1, RMW2_UINT, RMW2_FLOAT };
 
 static int rmw2_class(MPI_Datatype t)
 {
-    switch (t) {
-        case MPI_CHAR:
-        case MPI_SIGNED_CHAR:
-        case MPI_SHORT:
-        case MPI_INT:
-        case MPI_LONG:
-        case MPI_LONG_LONG:
-        case MPI_INT8_T:
-        case MPI_INT16_T:
-        case MPI_INT32_T:
-        case MPI_INT64_T:
-        case MPI_AINT:
-        case MPI_OFFSET:
-        case MPI_COUNT:
-        case MPI_WCHAR:
-            return RMW2_SINT;
-        case MPI_BYTE:
-        case MPI_UNSIGNED_CHAR:
-        case MPI_UNSIGNED_SHORT:
-        case MPI_UNSIGNED:
-        case MPI_UNSIGNED_LONG:
-        case MPI_UNSIGNED_LONG_LONG:
-        case MPI_UINT8_T:
-        case MPI_UINT16_T:
-        case MPI_UINT32_T:
-        case MPI_UINT64_T:
-            return RMW2_UINT;
-        case MPI_FLOAT:
-        case MPI_DOUBLE:
-        case MPI_LONG_DOUBLE:
-            return RMW2_FLOAT;
-        default:
-            return 0;
-    }
+    int c;
+
+    if (t == MPI_LONG_DOUBLE)
+        return RMW2_FLOAT;
+    if (t == MPI_C_BOOL)
+        return 0;
+    c = mm_rma_elem_class(t);
+    if (c == MM_ELEM_FLOAT || c == MM_ELEM_DOUBLE)
+        return RMW2_FLOAT;
+    if (c >= MM_ELEM_SINT8 && c <= MM_ELEM_SINT64)
+        return RMW2_SINT;
+    if (c >= MM_ELEM_UINT8 && c <= MM_ELEM_UINT64)
+        return RMW2_UINT;
+    return 0;
 }
 
 int mm_rma_rmw2_check(int op, MPI_Datatype basic)

@@ -35,13 +35,15 @@ static int direct_range_ok(const mm_win_peer_t * peer, const char *addr, MPI_Ain
         addr + hi <= (const char *) peer->shm_base + peer->shm_size;
 }
 
-/* Where packed result bytes can go: the result buffer itself when it is contiguous
- * (*tmp = NULL), else a staging buffer (*tmp, to unpack from and free). */
-static int result_view(void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
-                       char **view, void **tmp)
+/* The bytes of (buf, count, type) as one contiguous block: the buffer itself when it is
+ * contiguous (*tmp = NULL), else a staging buffer of len bytes (*tmp, to free) — packed
+ * from the buffer if pack is set (origin data), else to be unpacked into it afterwards
+ * (results). */
+static int flat_view(const void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
+                     int pack, char **view, void **tmp)
 {
     int contig;
-    MPI_Aint true_lb;
+    MPI_Aint true_lb, actual;
 
     *tmp = NULL;
     MPIR_Datatype_is_contig(type, &contig);
@@ -54,33 +56,21 @@ static int result_view(void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint le
     if (*tmp == NULL)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                                    "RMA result staging buffer");
+                                    "RMA staging buffer");
     *view = *tmp;
-    return MPI_SUCCESS;
+    return pack ? MPIR_Typerep_pack(buf, count, type, 0, *tmp, len, &actual) : MPI_SUCCESS;
 }
 
-/* The bytes of (buf, count, type) as one contiguous block: the buffer itself when it is
- * contiguous, else a packed copy (*tmp, to free). */
 static int packed_view(const void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
                        const char **view, void **tmp)
 {
-    int contig;
-    MPI_Aint true_lb, actual;
+    return flat_view(buf, count, type, len, 1, (char **) view, tmp);
+}
 
-    *tmp = NULL;
-    MPIR_Datatype_is_contig(type, &contig);
-    if (contig) {
-        MPIR_Datatype_get_true_lb(type, &true_lb);
-        *view = (const char *) buf + true_lb;
-        return MPI_SUCCESS;
-    }
-    *tmp = MPL_malloc(len, MPL_MEM_RMA);
-    if (*tmp == NULL)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                                    "RMA origin staging buffer");
-    *view = *tmp;
-    return MPIR_Typerep_pack(buf, count, type, 0, *tmp, len, &actual);
+static int result_view(void *buf, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
+                       char **view, void **tmp)
+{
+    return flat_view(buf, count, type, len, 0, view, tmp);
 }
 
 int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
