@@ -253,6 +253,13 @@ static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint l
     *niov = 1;
     if (esz == 0)
         esz = 1;
+    if (HANDLE_IS_BUILTIN(type)) {
+        /* the common case, without the datatype queries */
+        one->iov_base = addr;
+        one->iov_len = len;
+        *aligned = ((uintptr_t) addr % esz) == 0 && len % esz == 0;
+        return MPI_SUCCESS;
+    }
     MPIR_Datatype_is_contig(type, &contig);
     if (len == 0 || contig) {
         MPI_Aint true_lb = 0;

@@ -27,6 +27,11 @@ static int direct_range_ok(const mm_win_peer_t * peer, const char *addr, MPI_Ain
 
     if (count == 0)
         return 1;
+    if (HANDLE_IS_BUILTIN(type)) {
+        MPIR_Datatype_get_size_macro(type, extent);
+        return addr >= (const char *) peer->shm_base &&
+            addr + count * extent <= (const char *) peer->shm_base + peer->shm_size;
+    }
     MPIR_Datatype_get_extent_macro(type, extent);
     MPIR_Type_get_true_extent_impl(type, &true_lb, &true_extent);
     lo = MPL_MIN(true_lb, true_lb + (count - 1) * extent);
