@@ -190,7 +190,37 @@ static size_t reader_size(MPI_Datatype basic, MPI_Op op)
 /* One element at p: new = op(src, old) with one CPU atomic; the old value to *old if
  * asked. Integers with SUM, BAND, BOR, BXOR, REPLACE are single instructions; other
  * pairs a compare-and-swap loop around MPICH's op function. */
-#define MM_ELEM_RMW(T)                                                                       do {                                                                                         T *p_ = (T *) p, cur_, new_, v_ = 0;                                                     if (src)                                                                                     memcpy(&v_, src, sizeof(T));                                                         if (op == MPI_NO_OP) {                                                                       cur_ = __atomic_load_n(p_, __ATOMIC_SEQ_CST);                                        } else if (op == MPI_REPLACE) {                                                              cur_ = __atomic_exchange_n(p_, v_, __ATOMIC_SEQ_CST);                                } else if (is_int && op == MPI_SUM) {                                                        cur_ = __atomic_fetch_add(p_, v_, __ATOMIC_SEQ_CST);                                 } else if (is_int && op == MPI_BAND) {                                                       cur_ = __atomic_fetch_and(p_, v_, __ATOMIC_SEQ_CST);                                 } else if (is_int && op == MPI_BOR) {                                                        cur_ = __atomic_fetch_or(p_, v_, __ATOMIC_SEQ_CST);                                  } else if (is_int && op == MPI_BXOR) {                                                       cur_ = __atomic_fetch_xor(p_, v_, __ATOMIC_SEQ_CST);                                 } else {                                                                                     MPIR_op_function *uop_ = MPIR_OP_HDL_TO_FN(op);                                          cur_ = __atomic_load_n(p_, __ATOMIC_SEQ_CST);                                            do {                                                                                         MPI_Aint one_ = 1;                                                                       MPI_Datatype t_ = basic;                                                                 new_ = cur_;                                                                             uop_((void *) src, &new_, &one_, &t_);                                               } while (!__atomic_compare_exchange_n(p_, &cur_, new_, 0, __ATOMIC_SEQ_CST,                                                    __ATOMIC_SEQ_CST));                            }                                                                                        if (old)                                                                                     memcpy(old, &cur_, sizeof(T));                                                   } while (0)
+#define MM_ELEM_RMW(T)                                                                   \
+    do {                                                                                 \
+        T *p_ = (T *) p, cur_, new_, v_ = 0;                                             \
+        if (src)                                                                         \
+            memcpy(&v_, src, sizeof(T));                                                 \
+        if (op == MPI_NO_OP) {                                                           \
+            cur_ = __atomic_load_n(p_, __ATOMIC_SEQ_CST);                                \
+        } else if (op == MPI_REPLACE) {                                                  \
+            cur_ = __atomic_exchange_n(p_, v_, __ATOMIC_SEQ_CST);                        \
+        } else if (is_int && op == MPI_SUM) {                                            \
+            cur_ = __atomic_fetch_add(p_, v_, __ATOMIC_SEQ_CST);                         \
+        } else if (is_int && op == MPI_BAND) {                                           \
+            cur_ = __atomic_fetch_and(p_, v_, __ATOMIC_SEQ_CST);                         \
+        } else if (is_int && op == MPI_BOR) {                                            \
+            cur_ = __atomic_fetch_or(p_, v_, __ATOMIC_SEQ_CST);                          \
+        } else if (is_int && op == MPI_BXOR) {                                           \
+            cur_ = __atomic_fetch_xor(p_, v_, __ATOMIC_SEQ_CST);                         \
+        } else {                                                                         \
+            MPIR_op_function *uop_ = MPIR_OP_HDL_TO_FN(op);                              \
+            cur_ = __atomic_load_n(p_, __ATOMIC_SEQ_CST);                                \
+            do {                                                                         \
+                MPI_Aint one_ = 1;                                                       \
+                MPI_Datatype t_ = basic;                                                 \
+                new_ = cur_;                                                             \
+                uop_((void *) src, &new_, &one_, &t_);                                   \
+            } while (!__atomic_compare_exchange_n(p_, &cur_, new_, 0, __ATOMIC_SEQ_CST,  \
+                                                  __ATOMIC_SEQ_CST));                    \
+        }                                                                                \
+        if (old)                                                                         \
+            memcpy(old, &cur_, sizeof(T));                                               \
+    } while (0)
 
 static void elem_rmw(char *p, const char *src, size_t sz, MPI_Datatype basic, MPI_Op op,
                      char *old)
@@ -369,7 +399,15 @@ int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *
     if (sz && ((uintptr_t) addr % sz) == 0) {
         int stripe = mm_acc_reader_enter(win, addr);
         switch (sz) {
-#define MM_CAS(T)                                                                                    {                                                                                            T exp_, new_;                                                                            memcpy(&exp_, compare, sizeof(T));                                                       memcpy(&new_, newval, sizeof(T));                                                        __atomic_compare_exchange_n((T *) addr, &exp_, new_, 0, __ATOMIC_SEQ_CST,                                            __ATOMIC_SEQ_CST);                                           memcpy(old, &exp_, sizeof(T));                                                       }
+#define MM_CAS(T)                                                                        \
+            {                                                                            \
+                T exp_, new_;                                                            \
+                memcpy(&exp_, compare, sizeof(T));                                       \
+                memcpy(&new_, newval, sizeof(T));                                        \
+                __atomic_compare_exchange_n((T *) addr, &exp_, new_, 0, __ATOMIC_SEQ_CST,\
+                                            __ATOMIC_SEQ_CST);                           \
+                memcpy(old, &exp_, sizeof(T));                                           \
+            }
             case 1:
                 MM_CAS(uint8_t);
                 break;
