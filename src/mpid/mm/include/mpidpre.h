@@ -106,12 +106,14 @@ typedef struct MPIDI_MM_win {
     void *shm_seg;              /* MPI_Win_allocate_shared: the node segment */
     size_t shm_len;
     struct mm_win_region *regions;      /* dynamic windows: attached memory */
-    volatile int *acc_lock;     /* the accumulate stripes' writer locks (rma/mm_rma.h); in
-                                 * private memory the one lock acc_lock_local */
-    int acc_lock_local;
+    volatile int *acc_lock;     /* the accumulate stripes (rma/mm_rma.h); in private
+                                 * memory the one stripe acc_lock_local */
+    int acc_lock_local[4];      /* the shape of an mm_acc_stripe_t: only its lock is used */
     void *acc_slots;            /* shared segment: the members' reader counters; else NULL */
     int acc_nslots;
     int acc_myslot;
+    int acc_asym;               /* readers announce with plain stores, writers membarrier */
+    int acc_unfenced;           /* plain stores into mapped memory since the last fence */
     /* info hints */
     int info_no_locks;
     int info_acc_ordering;      /* MM_ACC_ORDER_* bits */

@@ -208,11 +208,13 @@ int mm_rma_rmw2_check(int op, MPI_Datatype basic);
 
 /* --- the accumulate stripes of a shared segment (mm_rma_atomic.c has the rule) ---
  *
- * Segment header: MM_ACC_STRIPES writer locks, one per cache line; then one line per
- * member for the window lock (mm_rma_lockword.c); then one line per member of reader
+ * Segment header: MM_ACC_STRIPES stripe words, one cache line each (the writer lock, the
+ * stripe's mode, and the count of locked readers since the last writer); then one line
+ * per member for the window lock (mm_rma_lockword.c); then one line per member of reader
  * counters (member m's line: one byte per stripe, the number of m's threads inside a
- * single-element CPU atomic on that stripe). Stripe of an address: its MM_ACC_GRANULE-byte
- * granule of the segment, modulo MM_ACC_STRIPES. */
+ * lock-free CPU atomic on that stripe). Stripe of an address: its MM_ACC_GRANULE-byte
+ * granule of the segment, modulo MM_ACC_STRIPES. A new segment is zero: every stripe
+ * unlocked and in MM_ACC_MODE_READ. */
 #define MM_ACC_STRIPES 64
 #define MM_ACC_STRIPE_BYTES 64
 #define MM_ACC_GRANULE 1024
@@ -224,9 +226,24 @@ static inline size_t mm_win_seg_header(int nmembers)
     return MM_ACC_LOCKS_BYTES + (size_t) nmembers * (MM_WIN_LOCK_BYTES + MM_ACC_SLOT_BYTES);
 }
 
+typedef struct {
+    int lock;                   /* writer lock: 1 while held */
+    int mode;                   /* MM_ACC_MODE_*: written only by a holder of lock */
+    unsigned reads;             /* locked readers since the last writer (holders only) */
+} mm_acc_stripe_t;
+enum { MM_ACC_MODE_READ = 0, MM_ACC_MODE_WRITE = 1 };
+/* A reader's ticket for mm_acc_reader_exit: the stripe, plus this bit if it holds the
+ * stripe's lock. */
+#define MM_ACC_TICKET_LOCKED 0x100
+
 /* Point the window's stripes and reader slots into a segment of nmembers members in which
- * this process is member me (MPI_Win_allocate_shared, MPI_Win_allocate's node segment). */
+ * this process is member me (MPI_Win_allocate_shared, MPI_Win_allocate's node segment).
+ * The segment's maker has set acc_asym: every member registered for membarrier. */
 void mm_rma_acc_slots_init(MPIR_Win * win, void *seg, int nmembers, int me);
+/* May this process's readers announce themselves without a locked instruction, writers
+ * then making every member's CPU order its stores with membarrier? Registers this
+ * process the first time (MPIR_CVAR_MM_RMA_MEMBARRIER turns it off). */
+int mm_rma_membarrier_ready(void);
 
 /* Other processes may update the window's memory directly (its stripes live in a shared
  * segment): single-element accumulates are CPU atomics, the rest take stripes. */
@@ -241,45 +258,75 @@ static inline int mm_acc_stripe_of(MPIR_Win * win, const void *addr)
                   MM_ACC_STRIPES);
 }
 
-static inline volatile int *mm_acc_stripe_lock(MPIR_Win * win, int stripe)
+static inline mm_acc_stripe_t *mm_acc_stripe(MPIR_Win * win, int stripe)
 {
-    return (volatile int *) ((char *) win->dev.acc_lock + (size_t) stripe * MM_ACC_STRIPE_BYTES);
+    return (mm_acc_stripe_t *) ((char *) win->dev.acc_lock +
+                                (size_t) stripe * MM_ACC_STRIPE_BYTES);
 }
 
-/* A reader (one aligned element, one CPU atomic) enters its stripe: announce, then check
- * that no writer holds it; a writer there makes us withdraw and wait. Both steps are
- * sequentially consistent, so of a reader and a writer that enter at once at least one
- * sees the other (the argument is in mm_rma_atomic.c). Returns the stripe, for exit. */
-static inline int mm_acc_reader_enter(MPIR_Win * win, const void *addr)
+static inline volatile int *mm_acc_stripe_lock(MPIR_Win * win, int stripe)
 {
-    int stripe = mm_acc_stripe_of(win, addr);
-    volatile uint8_t *mine = (volatile uint8_t *) win->dev.acc_slots +
-        (size_t) win->dev.acc_myslot * MM_ACC_SLOT_BYTES + stripe;
-    volatile int *lock = mm_acc_stripe_lock(win, stripe);
-    unsigned spins = 0;
+    return &mm_acc_stripe(win, stripe)->lock;
+}
 
-    for (;;) {
+/* The stripe is in write mode: take its lock instead (mm_rma_atomic.c). */
+int mm_acc_reader_enter_locked(MPIR_Win * win, int stripe);
+void mm_acc_reader_exit_locked(MPIR_Win * win, int stripe);
+
+/* This process's counter byte for a stripe; only its own threads write it. */
+static inline volatile uint8_t *mm_acc_my_counter(MPIR_Win * win, int stripe)
+{
+    return (volatile uint8_t *) win->dev.acc_slots +
+        (size_t) win->dev.acc_myslot * MM_ACC_SLOT_BYTES + stripe;
+}
+
+/* Announcing and withdrawing. With membarrier (acc_asym) and one thread inside MPI at a
+ * time, a plain store: the writer that switches the stripe to write mode makes every CPU
+ * order it (the argument is in mm_rma_atomic.c). Else a sequentially consistent atomic. */
+static inline void mm_acc_announce(MPIR_Win * win, volatile uint8_t * mine)
+{
+    if (win->dev.acc_asym && !MPIR_IS_THREADED) {
+        __atomic_store_n(mine, (uint8_t) (*mine + 1), __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);        /* the compiler keeps the order */
+    } else {
         __atomic_fetch_add(mine, 1, __ATOMIC_SEQ_CST);
-        if (!__atomic_load_n(lock, __ATOMIC_SEQ_CST))
-            return stripe;
-        __atomic_fetch_sub(mine, 1, __ATOMIC_RELEASE);
-        while (__atomic_load_n(lock, __ATOMIC_RELAXED))
-            if (++spins % 64 == 0)
-                mm_yield_core();
     }
 }
 
-static inline void mm_acc_reader_exit(MPIR_Win * win, int stripe)
+static inline void mm_acc_withdraw(volatile uint8_t * mine)
 {
-    volatile uint8_t *mine = (volatile uint8_t *) win->dev.acc_slots +
-        (size_t) win->dev.acc_myslot * MM_ACC_SLOT_BYTES + stripe;
-
-    /* Only this process writes its counters: unless several of its threads may be
-     * inside at once, leaving is a plain release store (no locked instruction). */
+    /* after the reader's atomic: a release store keeps it first */
     if (MPIR_IS_THREADED)
         __atomic_fetch_sub(mine, 1, __ATOMIC_RELEASE);
     else
         __atomic_store_n(mine, (uint8_t) (*mine - 1), __ATOMIC_RELEASE);
+}
+
+/* A reader (one aligned element, one CPU atomic) enters its stripe: announce, then read
+ * the stripe's mode; in read mode it goes ahead lock-free, in write mode it withdraws and
+ * takes the stripe's lock. Returns a ticket for mm_acc_reader_exit. */
+static inline int mm_acc_reader_enter(MPIR_Win * win, const void *addr)
+{
+    int stripe = mm_acc_stripe_of(win, addr);
+    volatile uint8_t *mine = mm_acc_my_counter(win, stripe);
+
+    mm_acc_announce(win, mine);
+    if (__atomic_load_n(&mm_acc_stripe(win, stripe)->mode, __ATOMIC_SEQ_CST) ==
+        MM_ACC_MODE_READ)
+        return stripe;
+    mm_acc_withdraw(mine);
+    return mm_acc_reader_enter_locked(win, stripe);
+}
+
+static inline void mm_acc_reader_exit(MPIR_Win * win, int ticket)
+{
+#if !defined(__x86_64__) && !defined(__i386__)
+    win->dev.acc_unfenced = 1;  /* the atomic is not a full barrier here: flush fences */
+#endif
+    if (ticket & MM_ACC_TICKET_LOCKED)
+        mm_acc_reader_exit_locked(win, ticket & ~MM_ACC_TICKET_LOCKED);
+    else
+        mm_acc_withdraw(mm_acc_my_counter(win, ticket));
 }
 
 /* --- accumulate loops (mm_rma_kernels.c) --- */
@@ -293,6 +340,28 @@ enum { MM_ELEM_OTHER = 0, MM_ELEM_SINT8, MM_ELEM_SINT16, MM_ELEM_SINT32, MM_ELEM
     MM_ELEM_DOUBLE
 };
 int mm_rma_elem_class(MPI_Datatype basic);
+
+/* May this origin access target now? Moves a fresh fence epoch to "operations issued". */
+static inline int mm_rma_epoch_allows(MPIR_Win * win, int target)
+{
+    switch (win->dev.access) {
+        case MM_ACCESS_FENCE_OPEN:
+            win->dev.access = MM_ACCESS_FENCE;
+            return 1;
+        case MM_ACCESS_FENCE:
+        case MM_ACCESS_LOCK_ALL:
+            return 1;
+        case MM_ACCESS_PSCW:
+            for (int i = 0; i < win->dev.start_n; i++)
+                if (win->dev.start_ranks[i] == target)
+                    return 1;
+            return 0;
+        case MM_ACCESS_LOCK:
+            return win->dev.peers[target].lock == MM_PEER_LOCKED;
+        default:
+            return 0;
+    }
+}
 
 /* --- memory this process maps (mm_rma_direct.c) --- */
 /* Is target's memory mapped here (an MPI_Win_allocate(_shared) peer on this node, or
@@ -315,6 +384,13 @@ void mm_rma_lockword_release(void *word, int type);
  * basic is the element type of an accumulate; data_len/result_len as on the wire. */
 int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
                   MPI_Aint data_len, MPI_Aint result_len);
+/* The accumulate family and compare-and-swap in their commonest form (one predefined type,
+ * a mapped target): 1 if done (its result in *errp), 0 for the general path. */
+int mm_rma_acc_direct_fast(MPIR_Win * win, const void *origin, void *result, MPI_Aint count,
+                           MPI_Datatype type, int target, MPI_Aint disp, MPI_Op op, int *errp);
+int mm_rma_cas_direct_fast(MPIR_Win * win, const void *origin, const void *compare,
+                           void *result, MPI_Datatype type, int target, MPI_Aint disp,
+                           int *errp);
 
 /* A direct operation completes without the progress engine, so a process looping on them
  * (a trylock spinning on compare-and-swap + flush, a counter read with MPI_Rmw) would
@@ -335,6 +411,8 @@ static inline int mm_rma_direct_tick(void)
 /* --- synchronization (mm_rma_sync.c) --- */
 /* Progress until every operation to rank (all ranks if rank < 0) is answered. */
 int mm_rma_flush_wait(MPIR_Win * win, int rank);
+/* The same for MPI_Win_flush*: fences only after RMA calls that need it. */
+int mm_rma_flush_ops(MPIR_Win * win, int rank);
 
 /* An epoch error: MPI_ERR_RMA_SYNC with a message saying what was wrong. */
 static inline int mm_rma_sync_error(const char *fn, const char *why)

@@ -16,48 +16,142 @@
  * Memory other processes update directly (mm_win_acc_atomic: the node segment of
  * MPI_Win_allocate or MPI_Win_allocate_shared) follows a reader-writer rule per stripe.
  * The segment is cut into MM_ACC_GRANULE-byte granules; granule g belongs to stripe
- * g % MM_ACC_STRIPES. Each stripe has a writer lock (a spin lock on its own cache line at
- * the start of the segment) and each member m has one cache line of reader counters, one
- * byte per stripe.
+ * g % MM_ACC_STRIPES. Each stripe has a word on its own cache line at the start of the
+ * segment (mm_acc_stripe_t: a writer lock, a mode, READ or WRITE, that only a holder of
+ * the lock changes, and a count of locked readers), and each member m has one cache line
+ * of reader counters, one byte per stripe.
  *
  *   readers  an operation on ONE element of 1, 2, 4 or 8 bytes, aligned to its size, of a
  *            predefined non-pair type, with any predefined op but MAXLOC/MINLOC:
  *            fetch_and_op, compare_and_swap, one-element accumulates and get_accumulates,
- *            MPI_Rmw and MPI_Rmw2 of count 1. A reader increments its counter for the
- *            element's stripe, then checks the stripe's writer lock; if it is held it
- *            decrements the counter again, waits for the lock to be free and starts over.
- *            Otherwise it updates the element with one CPU atomic instruction (fetch_add,
- *            fetch_and/or/xor, exchange, or a compare-and-swap loop around MPICH's op
- *            function) and decrements its counter.
+ *            MPI_Rmw and MPI_Rmw2 of count 1. A reader announces itself in its counter for
+ *            the element's stripe, then reads the stripe's mode. In READ mode it updates
+ *            the element with one CPU atomic instruction (fetch_add, fetch_and/or/xor,
+ *            exchange, or a compare-and-swap loop around MPICH's op function) and
+ *            withdraws. In WRITE mode it withdraws at once, takes the stripe's lock, does
+ *            the same atomic, and releases; after MPIR_CVAR_MM_RMA_FLIP_READS (512)
+ *            such locked readers in a row with no writer between, the last one sets
+ *            the mode back to READ.
  *   writers  everything else (whole arrays, derived target types, pair types, long double
- *            and complex, unaligned elements): take the writer locks of every stripe the
- *            operation touches, in increasing stripe order; then wait until every member's
- *            counter of those stripes is zero; then apply the operation with a plain loop
- *            (mm_rma_kernels.c: vectorized for the common type and op pairs), and release.
+ *            and complex, unaligned elements): take the locks of every stripe the
+ *            operation touches, in increasing stripe order. Stripes still in READ mode are
+ *            switched to WRITE; if there were any, the writer orders that store before
+ *            what follows (see below) and waits until every member's counter of those
+ *            stripes is zero. Then it applies the operation with a plain loop
+ *            (mm_rma_kernels.c: vectorized for the common type and op pairs), and releases.
  *
- * Why it is atomic. Writers exclude each other by the locks, and taking them in increasing
- * order means no two writers wait for each other in a cycle. Readers need no exclusion
- * among themselves: each changes one element with one atomic instruction. A reader and a
- * writer on one stripe: the reader's increment and its load of the lock, and the writer's
- * exchange on the lock and its loads of the counters, are all sequentially consistent, so
- * they fall in one total order. If the reader's increment comes first, the writer's later
- * load of the counter sees it and the writer waits until the reader is done. If the
- * writer's exchange comes first, the reader's later load of the lock sees it held and the
- * reader withdraws before touching memory. (Both may see each other; then the reader
- * withdraws and the writer, which only waits for the counter to drop, goes on: no
- * deadlock.) So while a writer applies its loop no reader is inside its stripes, and a
- * reader's atomic never overlaps a writer's plain stores to the same element.
+ * Why it is atomic. Writers exclude each other, and locked readers, by the locks; taking
+ * them in increasing order (a reader takes one) means nobody waits in a cycle. Lock-free
+ * readers need no exclusion among themselves or from locked readers: each changes one
+ * element with one atomic instruction. What remains is a lock-free reader against a
+ * writer. While a stripe is in WRITE mode a reader that sees WRITE never touches memory
+ * lock-free; the mode only goes back to READ under the lock, so a writer holding the lock
+ * sees READ and switches again. The switch is Dekker's handshake: the reader stores its
+ * announcement, then loads the mode; the writer stores the mode, then loads the counters.
+ * If both orders hold, at least one sees the other: either the reader sees WRITE and
+ * withdraws before touching memory, or the writer sees the announcement and waits until
+ * the reader's atomic is done (its withdrawal is a release store after the atomic). Each
+ * side's store-then-load order is the one a CPU may break (x86 keeps stores in a store
+ * buffer past later loads), and there are two ways to keep it:
+ *   - symmetric (the fallback): the announcement is a locked fetch_add and the writer
+ *     fences after storing the mode: both sequentially consistent.
+ *   - asymmetric (acc_asym: every member registered for Linux's membarrier): the reader's
+ *     announcement is a plain store, kept before its load only by the compiler; the
+ *     writer, after storing the mode, calls membarrier(GLOBAL_EXPEDITED), which returns
+ *     after every CPU running a member has executed a full barrier (and a member not
+ *     running gets one when it is scheduled). A reader whose load came before that
+ *     barrier has its store visible after it, so the writer's loads of the counters see
+ *     it; a reader whose load came after it sees WRITE. The cost moves from every reader
+ *     (a locked instruction, ~10 ns here) to the writers that switch a stripe (a system
+ *     call, 1-5 us), which the hysteresis of MPIR_CVAR_MM_RMA_FLIP_READS keeps rare: a
+ *     stripe flips back only after so many locked readers (each ~10 ns dearer than a
+ *     lock-free one) that together they cost about what one membarrier does: the
+ *     ski-rental bound, never more than about twice the better fixed choice.
+ * Threads of one process share its counters, so with MPIR_IS_THREADED the announcement
+ * and the withdrawal are locked instructions in both schemes.
  *
- * What it costs. A single-element operation pays one atomic add on a line only its own
- * process writes and one load of a lock line that only writers write: with no writer
- * around both stay in this core's cache, so fetch_and_op and MPI_Rmw stay at the speed of
- * the bare CPU atomic. A 1 MiB accumulate takes every stripe's lock once (64 exchanges)
- * and reads the members' counter lines once, then runs at memory speed. Readers on a
- * stripe a writer holds wait for it, which is the price of the writer's plain loop; a
- * granule of 1 KiB keeps unrelated small accumulates and atomics on different stripes.
+ * What it costs. A lock-free reader: a store and a load on lines that stay in this
+ * core's cache, and the one CPU atomic, so fetch_and_op and MPI_Rmw run at the speed of
+ * the bare instruction. A writer on stripes already in WRITE mode: one exchange per
+ * stripe and the loop; a 1 MiB accumulate takes 64 locks and runs at memory speed.
  */
 
 #include "mm_rma.h"
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/membarrier.h>)
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
+#ifdef __NR_membarrier
+#define MM_HAVE_MEMBARRIER 1    /* MEMBARRIER_CMD_* are enumerators: no #ifdef for them */
+#endif
+#endif
+#endif
+
+/*
+=== BEGIN_MPI_T_CVAR_INFO_BLOCK ===
+
+cvars:
+    - name        : MPIR_CVAR_MM_RMA_MEMBARRIER
+      category    : MM
+      type        : boolean
+      default     : true
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        If true, and Linux's membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) works for every
+        process of a shared window, single-element RMA atomics on that window announce
+        themselves with plain stores and bulk accumulates pay a membarrier when they
+        first take a stripe from them. If false, the atomics use one more locked
+        instruction each and accumulates never call the kernel.
+
+    - name        : MPIR_CVAR_MM_RMA_FLIP_READS
+      category    : MM
+      type        : int
+      default     : 512
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        After a bulk accumulate has taken a stripe of a shared window from the
+        single-element atomics, the atomics on it take its lock; after this many of them
+        in a row with no bulk accumulate between, the stripe goes back to lock-free
+        atomics (and the next bulk accumulate pays for taking it again). 0 never gives it
+        back; 1 gives it back at once (the tests use it to make the hand-over frequent).
+
+=== END_MPI_T_CVAR_INFO_BLOCK ===
+*/
+
+int mm_rma_membarrier_ready(void)
+{
+    static int state;           /* 0: not asked yet; 1: registered; -1: unavailable */
+
+    if (state == 0) {
+        state = -1;
+#ifdef MM_HAVE_MEMBARRIER
+        if (MPIR_CVAR_MM_RMA_MEMBARRIER) {
+            long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+            if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                (cmds & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) &&
+                syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0)
+                state = 1;
+        }
+#endif
+    }
+    return state > 0;
+}
+
+/* Every CPU running a registered process executes a full barrier before this returns. */
+static void membarrier_all(void)
+{
+#ifdef MM_HAVE_MEMBARRIER
+    /* Registration succeeded, so the command cannot fail; if the kernel says otherwise the
+     * rule cannot be kept, and going on could lose updates silently. */
+    MPIR_Assertp(syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) == 0);
+#else
+    MPIR_Assertp(0);
+#endif
+}
 
 void mm_rma_acc_slots_init(MPIR_Win * win, void *seg, int nmembers, int me)
 {
@@ -72,8 +166,7 @@ static void stripe_lock(volatile int *l)
 {
     unsigned spins = 0;
 
-    /* seq_cst: ordered before the loads of the readers' counters (the argument above) */
-    while (__atomic_exchange_n(l, 1, __ATOMIC_SEQ_CST)) {
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
         while (__atomic_load_n(l, __ATOMIC_RELAXED))
             if (++spins % 64 == 0)
                 mm_yield_core();
@@ -83,6 +176,25 @@ static void stripe_lock(volatile int *l)
 static void stripe_unlock(volatile int *l)
 {
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+int mm_acc_reader_enter_locked(MPIR_Win * win, int stripe)
+{
+    mm_acc_stripe_t *st = mm_acc_stripe(win, stripe);
+
+    stripe_lock(&st->lock);
+    if (st->mode == MM_ACC_MODE_WRITE && MPIR_CVAR_MM_RMA_FLIP_READS > 0 &&
+        ++st->reads >= (unsigned) MPIR_CVAR_MM_RMA_FLIP_READS) {
+        /* readers only, for a while: let them go lock-free again */
+        st->reads = 0;
+        __atomic_store_n(&st->mode, MM_ACC_MODE_READ, __ATOMIC_RELEASE);
+    }
+    return stripe | MM_ACC_TICKET_LOCKED;
+}
+
+void mm_acc_reader_exit_locked(MPIR_Win * win, int stripe)
+{
+    stripe_unlock(&mm_acc_stripe(win, stripe)->lock);
 }
 
 /* The stripes covering niov segments of a window (bit i: stripe i); private memory has
@@ -110,16 +222,33 @@ static uint64_t acc_stripes(MPIR_Win * win, const struct iovec *iov, MPI_Aint ni
 
 static void writer_enter(MPIR_Win * win, uint64_t mask)
 {
+    uint64_t switched = 0;
     unsigned spins = 0;
 
     for (uint64_t m = mask; m; m &= m - 1)
         stripe_lock(mm_acc_stripe_lock(win, __builtin_ctzll(m)));
     if (!mm_win_acc_atomic(win))
         return;
+    win->dev.acc_unfenced = 1;
+    for (uint64_t m = mask; m; m &= m - 1) {
+        mm_acc_stripe_t *st = mm_acc_stripe(win, __builtin_ctzll(m));
+        st->reads = 0;
+        if (st->mode == MM_ACC_MODE_READ) {
+            __atomic_store_n(&st->mode, MM_ACC_MODE_WRITE, __ATOMIC_RELAXED);
+            switched |= m & -m;
+        }
+    }
+    if (switched == 0)
+        return;         /* no lock-free reader can be inside these stripes */
+    /* Dekker's handshake (the argument above): the mode stores before the counter loads. */
+    if (win->dev.acc_asym)
+        membarrier_all();
+    else
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int r = 0; r < win->dev.acc_nslots; r++) {
         volatile uint8_t *slot = (volatile uint8_t *) win->dev.acc_slots +
             (size_t) r * MM_ACC_SLOT_BYTES;
-        for (uint64_t m = mask; m; m &= m - 1)
+        for (uint64_t m = switched; m; m &= m - 1)
             while (__atomic_load_n(&slot[__builtin_ctzll(m)], __ATOMIC_SEQ_CST))
                 if (++spins % 64 == 0)
                     mm_yield_core();
@@ -136,9 +265,15 @@ static void writer_exit(MPIR_Win * win, uint64_t mask)
  * applied, since a target gets both handles off the wire. */
 static int acc_check(MPI_Datatype basic, MPI_Op op)
 {
+    /* The last pair found good: a loop of accumulates asks about the same pair each time
+     * (one word, so a racing thread reads an old pair or the new one, both good). */
+    static uint64_t last_good = (uint64_t) (uint32_t) MPI_REPLACE << 32 | (uint32_t) MPI_BYTE;
+    uint64_t key = (uint64_t) (uint32_t) op << 32 | (uint32_t) basic;
     const char *why = NULL;
     MPI_Aint size = 0;
 
+    if (key == __atomic_load_n(&last_good, __ATOMIC_RELAXED))
+        return MPI_SUCCESS;
     switch (op) {
         case MPI_MAX:
         case MPI_MIN:
@@ -170,8 +305,10 @@ static int acc_check(MPI_Datatype basic, MPI_Op op)
                  (*MPIR_OP_HDL_TO_DTYPE_FN(op)) (basic) != MPI_SUCCESS)
             why = "the operation is not defined on the element type";
     }
-    if (why == NULL)
+    if (why == NULL) {
+        __atomic_store_n(&last_good, key, __ATOMIC_RELAXED);
         return MPI_SUCCESS;
+    }
     return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                 MPI_ERR_OP, "**mm|rmaaccop", "**mm|rmaaccop %s", why);
 }

@@ -92,6 +92,7 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
     MPIR_ERR_CHKANDJUMP2(!direct_range_ok(peer, addr, a->tcount, a->ttype), mpi_errno,
                          MPI_ERR_RMA_RANGE, "**mm|rmarange", "**mm|rmarange %d %L",
                          a->target, (long long) a->tdisp);
+    win->dev.acc_unfenced = 1;  /* plain stores, or loads a later flush orders */
     switch (a->op) {
         case MM_RMA_PUT:
             mpi_errno = MPIR_Localcopy(a->origin, a->ocount, a->otype, addr, a->tcount,
@@ -162,4 +163,60 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* Do len bytes at displacement disp lie inside the target's memory? */
+static int fast_range_ok(const mm_win_peer_t * peer, MPI_Aint disp, MPI_Aint len)
+{
+    MPI_Aint off = disp * peer->shm_disp_unit;
+
+    return disp >= 0 && off >= 0 && len >= 0 && (size_t) off <= peer->shm_size &&
+        (size_t) len <= peer->shm_size - (size_t) off;
+}
+
+/* The accumulate family in its commonest form: one predefined type for origin, result and
+ * target, one count, a target this process maps, inside an epoch that covers it. Nothing
+ * here needs the general path's datatype queries, staging buffers or request, so it goes
+ * straight to mm_rma_acc_apply; that is most of a small accumulate's cost (issue 18).
+ * Returns 1 if it did the operation (its result in *errp), 0 for the general path, which
+ * also reports every error of the arguments (range, epoch). */
+int mm_rma_acc_direct_fast(MPIR_Win * win, const void *origin, void *result, MPI_Aint count,
+                           MPI_Datatype type, int target, MPI_Aint disp, MPI_Op op, int *errp)
+{
+    const mm_win_peer_t *peer = &win->dev.peers[target];
+    char *addr;
+    MPI_Aint esz;
+
+    if (peer->shm_base == NULL || !HANDLE_IS_BUILTIN(type) || count <= 0)
+        return 0;
+    MPIR_Datatype_get_size_macro(type, esz);
+    if (!fast_range_ok(peer, disp, count * esz) || esz <= 0 || !mm_rma_epoch_allows(win, target))
+        return 0;
+    addr = (char *) peer->shm_base + disp * peer->shm_disp_unit;
+    *errp = mm_rma_acc_apply(win, addr, count, type, op == MPI_NO_OP ? NULL : origin, count,
+                             type, op, result);
+    if (*errp == MPI_SUCCESS)
+        *errp = mm_rma_direct_tick();
+    return 1;
+}
+
+/* MPI_Compare_and_swap the same way. */
+int mm_rma_cas_direct_fast(MPIR_Win * win, const void *origin, const void *compare,
+                           void *result, MPI_Datatype type, int target, MPI_Aint disp,
+                           int *errp)
+{
+    const mm_win_peer_t *peer = &win->dev.peers[target];
+    char *addr;
+    MPI_Aint esz;
+
+    if (peer->shm_base == NULL || !HANDLE_IS_BUILTIN(type))
+        return 0;
+    MPIR_Datatype_get_size_macro(type, esz);
+    if (!fast_range_ok(peer, disp, esz) || esz <= 0 || !mm_rma_epoch_allows(win, target))
+        return 0;
+    addr = (char *) peer->shm_base + disp * peer->shm_disp_unit;
+    *errp = mm_rma_cas_apply(win, addr, type, origin, compare, result);
+    if (*errp == MPI_SUCCESS)
+        *errp = mm_rma_direct_tick();
+    return 1;
 }

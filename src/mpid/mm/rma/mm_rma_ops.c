@@ -260,28 +260,6 @@ int mm_rma_handle_pkt(mm_vc_t * vc, const mm_pkt_t * pkt)
 /* --- issuing operations --- */
 
 
-/* May this origin access target now? Moves a fresh fence epoch to "operations issued". */
-static int epoch_allows(MPIR_Win * win, int target)
-{
-    switch (win->dev.access) {
-        case MM_ACCESS_FENCE_OPEN:
-            win->dev.access = MM_ACCESS_FENCE;
-            return 1;
-        case MM_ACCESS_FENCE:
-        case MM_ACCESS_LOCK_ALL:
-            return 1;
-        case MM_ACCESS_PSCW:
-            for (int i = 0; i < win->dev.start_n; i++)
-                if (win->dev.start_ranks[i] == target)
-                    return 1;
-            return 0;
-        case MM_ACCESS_LOCK:
-            return win->dev.peers[target].lock == MM_PEER_LOCKED;
-        default:
-            return 0;
-    }
-}
-
 /* A request that is complete from the start (an operation that moves nothing). */
 static int request_done_now(MPIR_Win * win, MPIR_Request ** ureq)
 {
@@ -311,7 +289,7 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
     mm_pkt_t pkt = {.kind = MM_PKT_RMA_OP };
     char *p;
 
-    if (!a->implicit && !epoch_allows(win, a->target)) {
+    if (!a->implicit && !mm_rma_epoch_allows(win, a->target)) {
         mpi_errno = mm_rma_sync_error(__func__, "an RMA operation outside an access epoch "
                                       "to its target");
         goto fn_fail;
@@ -489,11 +467,17 @@ int MPID_Accumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype
                     int target_rank, MPI_Aint target_disp, MPI_Aint target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win)
 {
+    int err;
     mm_rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
         .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
         .tcount = target_count,.ttype = target_datatype,.acc_op = op,
         .rtype = MPI_DATATYPE_NULL
     };
+
+    if (origin_datatype == target_datatype && origin_count == target_count &&
+        mm_rma_acc_direct_fast(win, origin_addr, NULL, target_count, target_datatype,
+                               target_rank, target_disp, op, &err))
+        return err;
     return mm_rma_issue(win, &a, NULL);
 }
 
@@ -503,11 +487,19 @@ int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
                         MPI_Aint target_count, MPI_Datatype target_datatype, MPI_Op op,
                         MPIR_Win * win)
 {
+    int err;
     mm_rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
         .otype = op == MPI_NO_OP ? MPI_DATATYPE_NULL : origin_datatype,.result = result_addr,
         .rcount = result_count,.rtype = result_datatype,.target = target_rank,
         .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op
     };
+
+    if (result_datatype == target_datatype && result_count == target_count &&
+        (op == MPI_NO_OP || (origin_datatype == target_datatype &&
+                             origin_count == target_count)) &&
+        mm_rma_acc_direct_fast(win, origin_addr, result_addr, target_count, target_datatype,
+                               target_rank, target_disp, op, &err))
+        return err;
     return mm_rma_issue(win, &a, NULL);
 }
 
@@ -522,11 +514,16 @@ int MPID_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                           MPIR_Win * win)
 {
+    int err;
     mm_rma_args_t a = {.op = MM_RMA_CAS,.origin = origin_addr,.ocount = 1,.otype = datatype,
         .compare = compare_addr,.result = result_addr,.rcount = 1,.rtype = datatype,
         .target = target_rank,.tdisp = target_disp,.tcount = 1,.ttype = datatype,
         .acc_op = MPI_OP_NULL
     };
+
+    if (mm_rma_cas_direct_fast(win, origin_addr, compare_addr, result_addr, datatype,
+                               target_rank, target_disp, &err))
+        return err;
     return mm_rma_issue(win, &a, NULL);
 }
 

@@ -56,18 +56,38 @@ static int take_error(MPIR_Win * win)
     return err;
 }
 
-int mm_rma_flush_wait(MPIR_Win * win, int rank)
+static int wait_ops(MPIR_Win * win, int rank)
 {
     int mpi_errno;
 
-    /* Stores made directly into a node segment (mm_rma_direct.c) are complete; make them
-     * visible before whatever message or barrier ends the epoch. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (ops_pending(win, rank))
         mpi_errno = wait_while(win, ops_pending, rank);
     else
         mpi_errno = mm_rma_direct_tick();       /* it polled nothing: see mm_rma.h */
     return mpi_errno ? mpi_errno : take_error(win);
+}
+
+int mm_rma_flush_wait(MPIR_Win * win, int rank)
+{
+    /* Stores made directly into a node segment (mm_rma_direct.c) are complete; make them
+     * visible before whatever message or barrier ends the epoch, and, as an epoch's end
+     * is a synchronization of the window, any stores the user made in its shared memory. */
+    win->dev.acc_unfenced = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return wait_ops(win, rank);
+}
+
+int mm_rma_flush_ops(MPIR_Win * win, int rank)
+{
+    /* Order our direct stores before this process's later loads too (an origin's Get after
+     * our flush, and ours after its flush, must not both miss the other's Put). Only RMA
+     * calls since the last fence matter here, and lock-free atomics need none where a
+     * locked instruction is a full barrier (mm_acc_reader_exit). */
+    if (win->dev.acc_unfenced) {
+        win->dev.acc_unfenced = 0;
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    }
+    return wait_ops(win, rank);
 }
 
 /* --- fence --- */
@@ -453,7 +473,7 @@ static int flush(MPIR_Win * win, int rank, const char *fn)
 {
     if (!flush_allowed(win, rank))
         return mm_rma_sync_error(fn, "a flush outside a passive-target epoch to its target");
-    return mm_rma_flush_wait(win, rank);
+    return mm_rma_flush_ops(win, rank);
 }
 
 int MPID_Win_flush(int rank, MPIR_Win * win)

@@ -215,7 +215,7 @@ static int win_init(MPI_Aint size, int disp_unit, int flavor, MPIR_Info * info,
     win->dev.peers = MPL_calloc(win->comm_ptr->local_size, sizeof(mm_win_peer_t), MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(win->dev.peers == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "window peers");
-    win->dev.acc_lock = &win->dev.acc_lock_local;
+    win->dev.acc_lock = win->dev.acc_lock_local;
     win->dev.acc_slots = NULL;
     win->dev.info_acc_ordering = MM_ACC_ORDER_RAR | MM_ACC_ORDER_RAW | MM_ACC_ORDER_WAR |
         MM_ACC_ORDER_WAW;
@@ -269,7 +269,7 @@ static int shm_segment(MPIR_Win * win, MPIR_Comm * comm, size_t len)
     static unsigned counter;
     char name[64] = "";
     const char *failed = NULL;
-    int err = 0, fd = -1, ok;
+    int err = 0, fd = -1, ok[2];
     void *seg = MAP_FAILED;
 
     if (comm->rank == 0) {
@@ -310,13 +310,16 @@ static int shm_segment(MPIR_Win * win, MPIR_Comm * comm, size_t len)
     }
     if (fd >= 0)
         close(fd);
-    /* Everyone must know whether everyone succeeded before the name goes away. */
-    ok = failed == NULL;
-    mpi_errno = MPIR_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, comm, &errflag);
+    /* Everyone must know whether everyone succeeded before the name goes away; and
+     * whether every member can take part in the asymmetric reader rule (mm_rma_atomic.c),
+     * which works only if all do. */
+    ok[0] = failed == NULL;
+    ok[1] = mm_rma_membarrier_ready();
+    mpi_errno = MPIR_Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_LAND, comm, &errflag);
     MPIR_ERR_CHECK(mpi_errno);
     if (comm->rank == 0 && name[0])
         shm_unlink(name);
-    if (!ok) {
+    if (!ok[0]) {
         if (seg != MAP_FAILED)
             munmap(seg, len);
         MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_NO_MEM, "**mm|rmashm", "**mm|rmashm %s %s",
@@ -325,6 +328,7 @@ static int shm_segment(MPIR_Win * win, MPIR_Comm * comm, size_t len)
     }
     win->dev.shm_seg = seg;
     win->dev.shm_len = len;
+    win->dev.acc_asym = ok[1];
 
   fn_exit:
     return mpi_errno;
