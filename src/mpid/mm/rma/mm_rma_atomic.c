@@ -24,7 +24,9 @@
  *   readers  an operation on ONE element of 1, 2, 4 or 8 bytes, aligned to its size, of a
  *            predefined non-pair type, with any predefined op but MAXLOC/MINLOC:
  *            fetch_and_op, compare_and_swap, one-element accumulates and get_accumulates,
- *            MPI_Rmw and MPI_Rmw2 of count 1. A reader announces itself in its counter for
+ *            MPI_Rmw and MPI_Rmw2 of count 1; and an accumulate or get_accumulate of such
+ *            elements that all lie in one aligned 8-byte word (8 chars, 2 ints), done as
+ *            one compare-and-swap of the word. A reader announces itself in its counter for
  *            the element's stripe, then reads the stripe's mode. In READ mode it updates
  *            the element with one CPU atomic instruction (fetch_add, fetch_and/or/xor,
  *            exchange, or a compare-and-swap loop around MPICH's op function) and
@@ -359,12 +361,45 @@ static size_t reader_size(MPI_Datatype basic, MPI_Op op)
             memcpy(old, &cur_, sizeof(T));                                               \
     } while (0)
 
+/* A float or double with SUM, PROD, MAX or MIN: the compare-and-swap loop computes the
+ * new value itself (the same expressions as MPICH's op functions) instead of calling one. */
+#define MM_FLOAT_RMW(F, U)                                                               \
+    do {                                                                                 \
+        U *p_ = (U *) p, cur_, new_;                                                     \
+        F v_, x_;                                                                        \
+        memcpy(&v_, src, sizeof(F));                                                     \
+        cur_ = __atomic_load_n(p_, __ATOMIC_SEQ_CST);                                    \
+        do {                                                                             \
+            memcpy(&x_, &cur_, sizeof(F));                                               \
+            if (op == MPI_SUM)                                                           \
+                x_ = x_ + v_;                                                            \
+            else if (op == MPI_PROD)                                                     \
+                x_ = x_ * v_;                                                            \
+            else if (op == MPI_MAX)                                                      \
+                x_ = x_ > v_ ? x_ : v_;                                                  \
+            else                                                                         \
+                x_ = x_ < v_ ? x_ : v_;                                                  \
+            memcpy(&new_, &x_, sizeof(F));                                               \
+        } while (!__atomic_compare_exchange_n(p_, &cur_, new_, 0, __ATOMIC_SEQ_CST,      \
+                                              __ATOMIC_SEQ_CST));                        \
+        if (old)                                                                         \
+            memcpy(old, &cur_, sizeof(F));                                               \
+    } while (0)
+
 static void elem_rmw(char *p, const char *src, size_t sz, MPI_Datatype basic, MPI_Op op,
                      char *old)
 {
     int cls = mm_rma_elem_class(basic);
     int is_int = cls != MM_ELEM_OTHER && cls != MM_ELEM_FLOAT && cls != MM_ELEM_DOUBLE;
 
+    if ((cls == MM_ELEM_DOUBLE || cls == MM_ELEM_FLOAT) && src &&
+        (op == MPI_SUM || op == MPI_PROD || op == MPI_MAX || op == MPI_MIN)) {
+        if (cls == MM_ELEM_DOUBLE)
+            MM_FLOAT_RMW(double, uint64_t);
+        else
+            MM_FLOAT_RMW(float, uint32_t);
+        return;
+    }
     switch (sz) {
         case 1:
             MM_ELEM_RMW(uint8_t);
@@ -379,6 +414,84 @@ static void elem_rmw(char *p, const char *src, size_t sz, MPI_Datatype basic, MP
             MM_ELEM_RMW(uint64_t);
             break;
     }
+}
+
+/* Is x a multiple of a? Element sizes are nearly always powers of two: a mask, not a
+ * 64-bit division (tens of cycles, a visible part of a small accumulate). */
+static inline int multiple_of(uintptr_t x, MPI_Aint a)
+{
+    return (a & (a - 1)) == 0 ? (x & (uintptr_t) (a - 1)) == 0 : x % (uintptr_t) a == 0;
+}
+
+/* Several elements inside one aligned 8-byte word (8 chars, 2 ints, ...): one
+ * compare-and-swap loop on the word, the new value computed on a copy by the op's loop.
+ * All the elements change at once, so each does atomically; a reader like elem_rmw. */
+static void word_rmw(char *p, const char *src, size_t len, MPI_Aint esz, MPI_Datatype basic,
+                     MPI_Op op, char *old)
+{
+    uint64_t *w = (uint64_t *) ((uintptr_t) p & ~(uintptr_t) 7);
+    size_t off = (uintptr_t) p & 7;
+    int cls = mm_rma_elem_class(basic);
+    mm_rma_kernel_fn *kern = NULL;
+    uint64_t cur, next, v = 0;
+
+    if (src)
+        memcpy(&v, src, len);   /* aligned, for the loops */
+    if (cls >= MM_ELEM_SINT8 && cls <= MM_ELEM_UINT64 && src &&
+        (op == MPI_SUM || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)) {
+        /* Integers: the word itself as lanes. Operand and mask in place, zero elsewhere */
+        uint64_t vw = 0, mask = 0, high = 0;
+        char *vb = (char *) &vw, *mb = (char *) &mask, *hb = (char *) &high;
+
+        memcpy(vb + off, &v, len);
+        memset(mb + off, 0xff, len);
+        for (size_t k = off; k < off + len; k += esz)   /* each lane's top bit */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            hb[k] = (char) 0x80;
+#else
+            hb[k + esz - 1] = (char) 0x80;
+#endif
+        if (op == MPI_BAND)
+            cur = __atomic_fetch_and(w, vw | ~mask, __ATOMIC_SEQ_CST);
+        else if (op == MPI_BOR)
+            cur = __atomic_fetch_or(w, vw, __ATOMIC_SEQ_CST);
+        else if (op == MPI_BXOR)
+            cur = __atomic_fetch_xor(w, vw, __ATOMIC_SEQ_CST);
+        else {
+            /* lane-wise add: no carry crosses a lane (zero lanes add nothing) */
+            cur = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+            do {
+                next = ((cur & ~high) + (vw & ~high)) ^ ((cur ^ vw) & high);
+            } while (!__atomic_compare_exchange_n(w, &cur, next, 0, __ATOMIC_SEQ_CST,
+                                                  __ATOMIC_SEQ_CST));
+        }
+        if (old)
+            memcpy(old, (char *) &cur + off, len);
+        return;
+    }
+    if (op != MPI_NO_OP && op != MPI_REPLACE)
+        kern = mm_rma_kernel(basic, op);
+    cur = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+    for (;;) {
+        char *b = (char *) &next;
+
+        next = cur;
+        if (op == MPI_NO_OP)
+            break;      /* the load was the atomic read */
+        if (op == MPI_REPLACE) {
+            memcpy(b + off, &v, len);
+        } else if (kern) {
+            kern(b + off, &v, len);
+        } else {
+            MPI_Aint n = len / esz;
+            MPI_Datatype t = basic;
+            (*MPIR_OP_HDL_TO_FN(op)) (&v, b + off, &n, &t);
+        }
+        if (__atomic_compare_exchange_n(w, &cur, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+            break;
+    }
+    if (old)
+        memcpy(old, (char *) &cur + off, len);
 }
 
 /* The segments of the target buffer, in order, covering at most len bytes. */
@@ -424,7 +537,7 @@ static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint l
         /* the common case, without the datatype queries */
         one->iov_base = addr;
         one->iov_len = len;
-        *aligned = ((uintptr_t) addr % esz) == 0 && len % esz == 0;
+        *aligned = multiple_of((uintptr_t) addr, esz) && multiple_of(len, esz);
         return MPI_SUCCESS;
     }
     MPIR_Datatype_is_contig(type, &contig);
@@ -440,7 +553,8 @@ static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint l
     }
     *aligned = 1;
     for (MPI_Aint i = 0; i < *niov && *aligned; i++)
-        *aligned = ((uintptr_t) (*iov)[i].iov_base % esz) == 0 && (*iov)[i].iov_len % esz == 0;
+        *aligned = multiple_of((uintptr_t) (*iov)[i].iov_base, esz) &&
+            multiple_of((*iov)[i].iov_len, esz);
 
   fn_exit:
     return mpi_errno;
@@ -471,7 +585,7 @@ static int writer_apply(void *addr, MPI_Aint count, MPI_Datatype type, const str
     }
     if (op == MPI_NO_OP || len == 0)
         return MPI_SUCCESS;
-    if (aligned && ((uintptr_t) src % esz) == 0)
+    if (aligned && multiple_of((uintptr_t) src, esz))
         kern = mm_rma_kernel(basic, op);
     for (MPI_Aint i = 0; kern && i < niov; i++)
         if (overlaps(iov[i].iov_base, iov[i].iov_len, src, len))
@@ -499,13 +613,25 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_Datatype_get_size_macro(basic, esz);
     len = nelem * esz;
-    mpi_errno = target_view(addr, count, type, len, (size_t) esz, &one, &iov, &niov, &aligned);
-    MPIR_ERR_CHECK(mpi_errno);
-    rsz = mm_win_acc_atomic(win) && nelem == 1 && niov == 1 && aligned ?
+    if (HANDLE_IS_BUILTIN(type)) {
+        /* target_view's common case, here so that a small accumulate makes no call */
+        one.iov_base = addr;
+        one.iov_len = len;
+        aligned = multiple_of((uintptr_t) addr, esz) && multiple_of(len, esz);
+    } else {
+        mpi_errno = target_view(addr, count, type, len, (size_t) esz, &one, &iov, &niov,
+                                &aligned);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    rsz = mm_win_acc_atomic(win) && niov == 1 && aligned && len <= 8 ?
         reader_size(basic, op) : 0;
-    if (rsz) {
+    if (rsz && nelem == 1) {
         int stripe = mm_acc_reader_enter(win, iov[0].iov_base);
         elem_rmw(iov[0].iov_base, src, rsz, basic, op, old);
+        mm_acc_reader_exit(win, stripe);
+    } else if (rsz && ((uintptr_t) iov[0].iov_base & 7) + len <= 8) {
+        int stripe = mm_acc_reader_enter(win, iov[0].iov_base);
+        word_rmw(iov[0].iov_base, src, len, esz, basic, op, old);
         mm_acc_reader_exit(win, stripe);
     } else {
         uint64_t stripes = acc_stripes(win, iov, niov);

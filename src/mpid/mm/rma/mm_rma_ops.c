@@ -468,17 +468,19 @@ int MPID_Accumulate(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype
                     MPI_Datatype target_datatype, MPI_Op op, MPIR_Win * win)
 {
     int err;
-    mm_rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
-        .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
-        .tcount = target_count,.ttype = target_datatype,.acc_op = op,
-        .rtype = MPI_DATATYPE_NULL
-    };
 
     if (origin_datatype == target_datatype && origin_count == target_count &&
         mm_rma_acc_direct_fast(win, origin_addr, NULL, target_count, target_datatype,
                                target_rank, target_disp, op, &err))
         return err;
-    return mm_rma_issue(win, &a, NULL);
+    {
+        mm_rma_args_t a = {.op = MM_RMA_ACC,.origin = origin_addr,.ocount = origin_count,
+            .otype = origin_datatype,.target = target_rank,.tdisp = target_disp,
+            .tcount = target_count,.ttype = target_datatype,.acc_op = op,
+            .rtype = MPI_DATATYPE_NULL
+        };
+        return mm_rma_issue(win, &a, NULL);
+    }
 }
 
 int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
@@ -488,11 +490,6 @@ int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
                         MPIR_Win * win)
 {
     int err;
-    mm_rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
-        .otype = op == MPI_NO_OP ? MPI_DATATYPE_NULL : origin_datatype,.result = result_addr,
-        .rcount = result_count,.rtype = result_datatype,.target = target_rank,
-        .tdisp = target_disp,.tcount = target_count,.ttype = target_datatype,.acc_op = op
-    };
 
     if (result_datatype == target_datatype && result_count == target_count &&
         (op == MPI_NO_OP || (origin_datatype == target_datatype &&
@@ -500,7 +497,15 @@ int MPID_Get_accumulate(const void *origin_addr, MPI_Aint origin_count,
         mm_rma_acc_direct_fast(win, origin_addr, result_addr, target_count, target_datatype,
                                target_rank, target_disp, op, &err))
         return err;
-    return mm_rma_issue(win, &a, NULL);
+    {
+        mm_rma_args_t a = {.op = MM_RMA_GET_ACC,.origin = origin_addr,.ocount = origin_count,
+            .otype = op == MPI_NO_OP ? MPI_DATATYPE_NULL : origin_datatype,
+            .result = result_addr,.rcount = result_count,.rtype = result_datatype,
+            .target = target_rank,.tdisp = target_disp,.tcount = target_count,
+            .ttype = target_datatype,.acc_op = op
+        };
+        return mm_rma_issue(win, &a, NULL);
+    }
 }
 
 int MPID_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,

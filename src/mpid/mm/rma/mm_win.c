@@ -425,8 +425,9 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
     MPIR_ERR_CHECK(mpi_errno);
     off = mm_win_seg_header(n);
     for (int i = 0; i < n; i++) {
-        /* Each member's part on its own cache lines, as malloc would align it. */
-        off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_HEADER);
+        /* Each member's part starts a granule of the accumulate stripes (mm_rma.h), so an
+         * accumulate of up to 1 KiB at an aligned displacement takes one stripe, not two. */
+        off = MPL_ROUND_UP_ALIGN(off, MM_ACC_GRANULE);
         off += recs[3 * i + 1];
     }
     if (shm_segment(win, node, off) != MPI_SUCCESS)
@@ -435,7 +436,7 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
     for (int i = 0; i < n; i++) {
         mm_win_peer_t *peer = &win->dev.peers[recs[3 * i]];
 
-        off = MPL_ROUND_UP_ALIGN(off, MM_SHM_WIN_HEADER);
+        off = MPL_ROUND_UP_ALIGN(off, MM_ACC_GRANULE);
         peer->shm_base = (char *) win->dev.shm_seg + off;
         peer->shm_size = recs[3 * i + 1];
         peer->shm_disp_unit = (int) recs[3 * i + 2];

@@ -269,6 +269,30 @@ static int conn_settle(tcp_conn_t * conn, mm_vc_t * vc)
     goto fn_exit;
 }
 
+/* Close a connection whose first message is not a HELLO meant for this process (a stale
+ * card, a port scanner, a stranger without our token: the token is the secret a connector
+ * can only have learnt from our card, through the job's PMI or a port name). It never
+ * touches the job; with MPIR_CVAR_MM_REPORT_METHODS the first one is reported. */
+static void refuse(tcp_conn_t * conn, const char *why)
+{
+    static int reported;
+
+    if (MPIR_CVAR_MM_REPORT_METHODS && !reported) {
+        struct sockaddr_in from = { 0 };
+        socklen_t len = sizeof(from);
+        char addr[INET_ADDRSTRLEN] = "?";
+
+        reported = 1;
+        if (getpeername(conn->fd, (struct sockaddr *) &from, &len) == 0 &&
+            from.sin_family == AF_INET)
+            inet_ntop(AF_INET, &from.sin_addr, addr, sizeof(addr));
+        fprintf(stderr, "mm: rank %d refused a tcp connection from %s:%u: %s (further "
+                "refusals are not reported)\n", MPIR_Process.rank, addr,
+                from.sin_family == AF_INET ? ntohs(from.sin_port) : 0, why);
+    }
+    tcp_conn_kill(conn);
+}
+
 /* An accepted socket said HELLO: decide whether it carries the VC. */
 static int accept_hello(tcp_conn_t * conn)
 {
@@ -278,13 +302,17 @@ static int accept_hello(tcp_conn_t * conn)
     tcp_vc_t *t;
     int accept, lpid = -1;
 
-    if (hs_valid(h, TCP_HS_HELLO) && h->token == tcp_state.token && h->gpid != mm_my_gpid &&
-        mm_vc_lookup(h->gpid, NULL, 1, &lpid) != MPI_SUCCESS)
-        lpid = -1;
-    if (lpid < 0) {
-        /* Not for us (a stale card, a port scanner, a gpid of our job that does not
-         * exist): close it and carry on. The connector tries its next address. */
-        tcp_conn_kill(conn);
+    if (!hs_valid(h, TCP_HS_HELLO)) {
+        refuse(conn, "not an mm handshake");
+        goto fn_exit;
+    }
+    if (h->token != tcp_state.token) {
+        refuse(conn, "wrong token");    /* the connector tries its card's next address */
+        goto fn_exit;
+    }
+    if (h->gpid == mm_my_gpid || mm_vc_lookup(h->gpid, NULL, 1, &lpid) != MPI_SUCCESS ||
+        lpid < 0) {
+        refuse(conn, "no such process");
         goto fn_exit;
     }
     vc = mm_vc_at(lpid);
