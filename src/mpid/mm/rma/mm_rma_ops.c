@@ -195,18 +195,22 @@ int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
                          pkt->kind);
     if (pkt->sreq) {
         req = mm_reqid_lookup(pkt->sreq);
+        /* only the answer of this window's operation to this very peer */
         MPIR_ERR_CHKANDJUMP3(req == NULL || req->kind != MPIR_REQUEST_KIND__RMA ||
-                             req->dev.match_ctx != (int) win->dev.key, mpi_errno,
+                             req->dev.match_ctx != (int) win->dev.key || req->dev.vc != vc ||
+                             req->dev.match_rank != pkt->rank, mpi_errno,
                              MPI_ERR_OTHER, "**mm|badreqid", "**mm|badreqid %d %s %L",
                              vc->lpid, "RMA_RESP", (long long) pkt->sreq);
     }
-    if (pkt->data_sz == 0)
-        return op_finish(win, pkt->rank, req, pkt->tag);
+    if (pkt->data_sz == 0)      /* the tag is the error class; a bad one is just an error */
+        return op_finish(win, pkt->rank, req, pkt->tag < 0 || pkt->tag > MPI_ERR_LASTCODE ?
+                         MPI_ERR_OTHER : pkt->tag);
 
     MPIR_ERR_CHKANDJUMP3(req == NULL || pkt->data_sz != req->dev.data_sz, mpi_errno,
                          MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
                          pkt->version, pkt->kind);
-    req->dev.match_tag = pkt->tag;
+    req->dev.match_tag = pkt->tag < 0 || pkt->tag > MPI_ERR_LASTCODE ? MPI_ERR_OTHER :
+        pkt->tag;
     car = &req->dev.data_car;
     car->kind = MM_CAR_DATA;
     car->dir = MM_CAR_READ;
@@ -332,12 +336,33 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
     }
 
     if (a->op == MM_RMA_ACC || a->op == MM_RMA_GET_ACC) {
-        /* Both sides must be made of the one element type the op is defined on. */
+        MPI_Aint bsize = 0;
+
+        /* Both sides must be made of the one element type the op is defined on (a struct
+         * of mixed types has none: MPICH's basic type is then MPI_DATATYPE_NULL). */
         basic = mm_rma_basic_type(data_len > 0 ? a->otype : a->ttype);
+        if (basic != MPI_DATATYPE_NULL)
+            MPIR_Datatype_get_size_macro(basic, bsize);
+        MPIR_ERR_CHKANDJUMP(bsize <= 0, mpi_errno, MPI_ERR_TYPE, "**mm|rmaacctype");
         MPIR_ERR_CHKANDJUMP(mm_rma_basic_type(a->ttype) != basic, mpi_errno, MPI_ERR_TYPE,
                             "**dtypemismatch");
         mpi_errno = (*MPIR_OP_HDL_TO_DTYPE_FN(a->acc_op)) (basic);
         MPIR_ERR_CHECK(mpi_errno);
+        /* The target applies at most its buffer: no more origin data than that. */
+        MPIR_ERR_CHKANDJUMP2(data_len > tsize, mpi_errno, MPI_ERR_TRUNCATE,
+                             "**mm|rmaacclen", "**mm|rmaacclen %L %L", (long long) data_len,
+                             (long long) tsize);
+    }
+    if (result_len > 0 && a->op != MM_RMA_GET) {
+        /* The old values go to the result buffer: it must hold them (a get's copy into the
+         * origin buffer reports truncation itself). */
+        MPI_Aint rsize;
+
+        MPIR_Datatype_get_size_macro(a->rtype, rsize);
+        rsize *= a->rcount;
+        MPIR_ERR_CHKANDJUMP2(rsize < result_len, mpi_errno, MPI_ERR_TRUNCATE,
+                             "**mm|rmaresult", "**mm|rmaresult %L %L", (long long) result_len,
+                             (long long) rsize);
     }
     if (mm_rma_is_direct(win, a->target) && !(a->hdr_flags & MM_RMA_HDR_IMPLICIT_LOCK)) {
         mpi_errno = mm_rma_direct(win, a, basic, data_len, result_len);

@@ -153,6 +153,9 @@ static int group_ranks(MPIR_Win * win, MPIR_Group * group, int **ranks_out)
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIR_Group_translate_ranks_impl(group, n, in, win_group, out);
     MPIR_ERR_CHECK(mpi_errno);
+    for (int i = 0; i < n; i++)
+        MPIR_ERR_CHKANDJUMP1(out[i] == MPI_UNDEFINED || out[i] < 0, mpi_errno, MPI_ERR_GROUP,
+                             "**mm|rmagroup", "**mm|rmagroup %d", i);
     *ranks_out = out;
     out = NULL;
 

@@ -77,18 +77,28 @@ static int target_addr(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype ty
     MPI_Aint extent, true_lb, true_extent, true_ub, lo, hi;
     char *addr;
 
-    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC)
+    MPI_Aint off, span;
+
+    /* The displacement and count come off the wire: no product may wrap. */
+    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         addr = (char *) (intptr_t) hdr->target_disp;
-    else
-        addr = (char *) win->base + hdr->target_disp * win->disp_unit;
+    } else {
+        if (__builtin_mul_overflow((MPI_Aint) hdr->target_disp, (MPI_Aint) win->disp_unit,
+                                   &off))
+            return 0;
+        addr = (char *) win->base + off;
+    }
     *addr_out = addr;
     if (hdr->target_count == 0)
         return 1;
     MPIR_Datatype_get_extent_macro(type, extent);
     MPIR_Type_get_true_extent_impl(type, &true_lb, &true_extent);
     true_ub = true_lb + true_extent;
-    lo = MPL_MIN(true_lb, true_lb + (hdr->target_count - 1) * extent);
-    hi = MPL_MAX(true_ub, true_ub + (hdr->target_count - 1) * extent);
+    if (__builtin_mul_overflow((MPI_Aint) (hdr->target_count - 1), extent, &span) ||
+        __builtin_add_overflow(true_lb, span, &lo) || __builtin_add_overflow(true_ub, span, &hi))
+        return 0;
+    lo = MPL_MIN(true_lb, lo);
+    hi = MPL_MAX(true_ub, hi);
     return mm_win_range_ok(win, addr + lo, hi - lo);
 }
 
@@ -119,19 +129,85 @@ static int put_apply(const mm_rma_hdr_t * hdr, MPI_Datatype type, const char *da
     goto fn_exit;
 }
 
+/* Is t, a handle off the wire, one of the job's predefined datatypes (the same constants in
+ * every process), with a size? Anything else must not reach MPICH's datatype macros, which
+ * index tables by it and assert. */
+static int wire_type_ok(MPI_Datatype t)
+{
+    int index;
+    MPI_Aint size;
+
+    if (HANDLE_GET_MPI_KIND(t) != MPIR_DATATYPE)
+        return 0;
+    if (HANDLE_GET_KIND(t) == HANDLE_KIND_BUILTIN)
+        index = t & 0xff;
+    else if (HANDLE_GET_KIND(t) == HANDLE_KIND_DIRECT && HANDLE_INDEX(t) < MPIR_DATATYPE_PAIRTYPE)
+        index = HANDLE_INDEX(t) + MPIR_DATATYPE_N_BUILTIN;
+    else
+        return 0;
+    if (index >= MPIR_DATATYPE_N_PREDEFINED || MPIR_Datatype_index_to_predefined[index] != t)
+        return 0;
+    MPIR_Datatype_get_size_macro(t, size);
+    return size > 0;
+}
+
+/* Do the header's lengths, types and counts describe an operation this target can apply
+ * without reading or writing outside the buffers involved? The origin checked the same
+ * for its own arguments (mm_rma_issue); a peer's bytes are checked again here. 0 if so,
+ * else the error class the answer carries. tsize: bytes of the target buffer. */
+static int op_validate(const mm_rma_hdr_t * hdr, MPI_Datatype type, MPI_Aint * tsize)
+{
+    MPI_Aint type_size, bsize = 0;
+
+    if (hdr->target_count < 0)
+        return MPI_ERR_COUNT;
+    if (hdr->flat_sz == 0 && !wire_type_ok(type))
+        return MPI_ERR_TYPE;
+    MPIR_Datatype_get_size_macro(type, type_size);
+    if (type_size < 0 || (type_size > 0 && hdr->target_count > MPIR_AINT_MAX / type_size))
+        return MPI_ERR_COUNT;
+    *tsize = type_size * hdr->target_count;
+    if (hdr->result_len > (uint64_t) * tsize)
+        return MPI_ERR_TRUNCATE;
+    switch (hdr->op) {
+        case MM_RMA_PUT:
+        case MM_RMA_GET:
+            return 0;   /* put_apply stores what fits; the answer is at most tsize */
+        case MM_RMA_ACC:
+        case MM_RMA_GET_ACC:
+        case MM_RMA_RMW2:
+            if (!wire_type_ok(hdr->basic_type) || mm_rma_basic_type(type) != hdr->basic_type)
+                return MPI_ERR_TYPE;
+            MPIR_Datatype_get_size_macro(hdr->basic_type, bsize);
+            if (hdr->op == MM_RMA_RMW2 ? hdr->data_len % (2 * bsize) != 0 ||
+                hdr->data_len / 2 != (uint64_t) * tsize || hdr->result_len != (uint64_t) * tsize
+                : hdr->data_len % bsize != 0 || hdr->data_len > (uint64_t) * tsize ||
+                hdr->result_len % bsize != 0)
+                return MPI_ERR_TRUNCATE;
+            return 0;
+        case MM_RMA_CAS:
+            if (hdr->flat_sz != 0 || hdr->target_count != 1 ||
+                hdr->data_len != 2 * (uint64_t) * tsize || hdr->result_len != (uint64_t) * tsize)
+                return MPI_ERR_TYPE;
+            return 0;
+        default:
+            return MPI_ERR_OTHER;
+    }
+}
+
 /* Apply one operation; *result (malloc'ed, result_len bytes) is what the answer carries. */
 static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
                     const char *data, void **result, int *errclass)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint actual, basic_size;
+    MPI_Aint tsize = 0;
     char *addr;
     void *res = NULL;
 
-    if (hdr->target_count < 0) {
-        *errclass = MPI_ERR_COUNT;
+    *errclass = op_validate(hdr, type, &tsize);
+    if (*errclass)
         goto fn_exit;
-    }
     if (!target_addr(win, hdr, type, &addr)) {
         *errclass = MPI_ERR_RMA_RANGE;
         goto fn_exit;
@@ -225,7 +301,7 @@ int mm_rma_op_payload_done(mm_car_t * car)
 
     /* The window cannot go away while an origin has operations on it unanswered. */
     MPIR_Assert(win != NULL);
-    if (hdr->op == 0 || hdr->op >= MM_RMA_OP_LAST ||
+    if (hdr->op == 0 || hdr->op >= MM_RMA_OP_LAST || hdr->data_len > rx->pkt.data_sz ||
         sizeof(mm_rma_hdr_t) + hdr->flat_sz + hdr->data_len != rx->pkt.data_sz) {
         mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
                                          __LINE__, MPI_ERR_OTHER, "**mm|badpkt",

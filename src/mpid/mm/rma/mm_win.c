@@ -50,8 +50,12 @@ static void win_unregister(MPIR_Win * win)
 
 int mm_win_range_ok(MPIR_Win * win, const char *addr, MPI_Aint len)
 {
+    uintptr_t a = (uintptr_t) addr, base = (uintptr_t) win->base;
+
     if (len == 0)
         return 1;
+    if (len < 0 || a + (uintptr_t) len < a)
+        return 0;       /* an address and length off the wire that wrap around */
     if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         /* Regions attached back to back may be accessed as one. */
         const char *cur = addr, *end = addr + len;
@@ -65,7 +69,8 @@ int mm_win_range_ok(MPIR_Win * win, const char *addr, MPI_Aint len)
         }
         return 1;
     }
-    return addr >= (const char *) win->base && addr + len <= (const char *) win->base + win->size;
+    return a >= base && a - base <= (uintptr_t) win->size &&
+        (uintptr_t) len <= (uintptr_t) win->size - (a - base);
 }
 
 /* --- info hints --- */

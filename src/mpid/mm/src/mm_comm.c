@@ -257,7 +257,12 @@ int MPID_Create_intercomm_from_lpids(MPIR_Comm * newcomm, int size, const uint64
     MPIR_ERR_CHKANDJUMP1(table == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm communicator lpid table");
     for (int i = 0; i < size; i++) {
-        MPIR_Assert(lpids[i] < (uint64_t) mm_vc_count());
+        /* the remote group's lpids came from its leader, in a message */
+        if (lpids[i] >= (uint64_t) mm_vc_count()) {
+            MPL_free(table);
+            MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_OTHER, "**mm|badgpid", "**mm|badgpid %L %d",
+                                 (long long) lpids[i], mm_vc_count());
+        }
         table[i] = (int) lpids[i];
     }
     MPL_free(newcomm->dev.lpids);

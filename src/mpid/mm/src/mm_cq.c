@@ -102,6 +102,7 @@ int mm_proto_send(MPIR_Request * sreq, int sync)
  * area of at most this size, named again and again by the entries of the DATA CAR's
  * iovec: a message far longer than the buffer costs no more memory than this. */
 #define MM_RECV_DISCARD_CHUNK ((size_t) 1 << 20)
+#define MM_RECV_DISCARD_IOV 4096        /* at most so many entries (4 GiB of 1 MiB chunks) */
 
 /* The receive buffer holds `keep` of the message's data_sz bytes: describe the payload as
  * those bytes (user buffer if contiguous, else staged for unpacking) followed by the rest
@@ -111,7 +112,7 @@ static int recv_truncated_view(MPIR_Request * rreq, mm_buf_t * b, int is_contig,
     int mpi_errno = MPI_SUCCESS;
     size_t excess = rreq->dev.data_sz - keep;
     size_t chunk = MPL_MIN(excess, MM_RECV_DISCARD_CHUNK);
-    size_t nchunks = (excess + chunk - 1) / chunk;
+    size_t nchunks = excess / chunk + (excess % chunk != 0);    /* no wrap for any size */
     size_t staged = is_contig ? 0 : keep;
     size_t iov_off = MPL_ROUND_UP_ALIGN(staged, sizeof(struct iovec));
     size_t niov = (keep > 0) + nchunks;
@@ -120,8 +121,15 @@ static int recv_truncated_view(MPIR_Request * rreq, mm_buf_t * b, int is_contig,
     char *scratch;
     int n = 0;
 
-    MPIR_ERR_CHKANDJUMP1(niov > INT_MAX, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                         "mm truncated receive iovec");
+    if (nchunks > MM_RECV_DISCARD_IOV) {
+        /* an absurd length (a peer may claim any): bigger chunks, or no memory for them */
+        chunk = excess / MM_RECV_DISCARD_IOV + 1;
+        nchunks = excess / chunk + (excess % chunk != 0);
+        niov = (keep > 0) + nchunks;
+        scratch_off = iov_off + niov * sizeof(struct iovec);
+    }
+    MPIR_ERR_CHKANDJUMP1(scratch_off + chunk < chunk, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                         "**nomem %s", "mm truncated receive scratch");
     rreq->dev.tmpbuf = MPL_malloc(scratch_off + chunk, MPL_MEM_BUFFER);
     MPIR_ERR_CHKANDJUMP1(rreq->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "mm truncated receive scratch");

@@ -109,7 +109,7 @@ int mm_vc_lookup(uint64_t gpid, const char *cards, int create, int *lpid)
 
     if (MM_GPID_JOB(gpid) == MM_GPID_JOB(mm_my_gpid)) {
         int rank = MM_GPID_RANK(gpid);
-        MPIR_ERR_CHKANDJUMP2(rank >= MPIR_Process.size, mpi_errno, MPI_ERR_OTHER,
+        MPIR_ERR_CHKANDJUMP2(rank < 0 || rank >= MPIR_Process.size, mpi_errno, MPI_ERR_OTHER,
                              "**mm|badgpid", "**mm|badgpid %L %d", (long long) gpid,
                              MPIR_Process.size);
         *lpid = rank;
