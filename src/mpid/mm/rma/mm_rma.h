@@ -217,7 +217,7 @@ int mm_rma_rmw2_check(int op, MPI_Datatype basic);
  * unlocked and in MM_ACC_MODE_READ. */
 #define MM_ACC_STRIPES 64
 #define MM_ACC_STRIPE_BYTES 64
-#define MM_ACC_GRANULE 1024
+#define MM_ACC_GRANULE 4096     /* a page: a 64 KiB accumulate takes 16 locks, not 64 */
 #define MM_ACC_LOCKS_BYTES (MM_ACC_STRIPES * MM_ACC_STRIPE_BYTES)
 #define MM_WIN_LOCK_BYTES 64
 #define MM_ACC_SLOT_BYTES MM_ACC_STRIPES

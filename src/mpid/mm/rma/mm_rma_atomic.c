@@ -439,18 +439,22 @@ static void word_rmw(char *p, const char *src, size_t len, MPI_Aint esz, MPI_Dat
         memcpy(&v, src, len);   /* aligned, for the loops */
     if (cls >= MM_ELEM_SINT8 && cls <= MM_ELEM_UINT64 && src &&
         (op == MPI_SUM || op == MPI_BAND || op == MPI_BOR || op == MPI_BXOR)) {
-        /* Integers: the word itself as lanes. Operand and mask in place, zero elsewhere */
-        uint64_t vw = 0, mask = 0, high = 0;
-        char *vb = (char *) &vw, *mb = (char *) &mask, *hb = (char *) &high;
+        /* Integers: the word itself as lanes. Operand and mask in place, zero elsewhere;
+         * high: each lane's top bit (the same constants in either byte order, since the
+         * lanes are aligned to their size within the word). */
+        static const uint64_t tops[9] = {[1] = 0x8080808080808080ull,
+            [2] = 0x8000800080008000ull,[4] = 0x8000000080000000ull,[8] = 1ull << 63
+        };
+        uint64_t vw = 0, mask = 0, high;
 
-        memcpy(vb + off, &v, len);
-        memset(mb + off, 0xff, len);
-        for (size_t k = off; k < off + len; k += esz)   /* each lane's top bit */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            hb[k] = (char) 0x80;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        mask = (len == 8 ? ~0ull : (1ull << (8 * len)) - 1) << (8 * off);
+        vw = v << (8 * off);
 #else
-            hb[k + esz - 1] = (char) 0x80;
+        memset((char *) &mask + off, 0xff, len);
+        memcpy((char *) &vw + off, &v, len);
 #endif
+        high = tops[esz] & mask;
         if (op == MPI_BAND)
             cur = __atomic_fetch_and(w, vw | ~mask, __ATOMIC_SEQ_CST);
         else if (op == MPI_BOR)
@@ -659,7 +663,7 @@ int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *
     struct iovec one;
     uint64_t stripes;
 
-    if (sz && ((uintptr_t) addr % sz) == 0) {
+    if (sz && ((uintptr_t) addr & (sz - 1)) == 0) {     /* reader sizes are powers of two */
         int stripe = mm_acc_reader_enter(win, addr);
         switch (sz) {
 #define MM_CAS(T)                                                                        \

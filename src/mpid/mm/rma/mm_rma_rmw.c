@@ -238,7 +238,7 @@ static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datat
     peer = &win->dev.peers[target_rank];
     addr = (char *) peer->shm_base + target_disp * peer->shm_disp_unit;
     if (addr < (char *) peer->shm_base || addr + sz > (char *) peer->shm_base + peer->shm_size ||
-        (uintptr_t) addr % sz != 0)
+        ((uintptr_t) addr & (sz - 1)) != 0)   /* sz is 4 or 8: a mask, not a division */
         return 0;       /* range errors and unaligned words: the general path */
     stripe = mm_acc_reader_enter(win, addr);
     if (sz == 4)

@@ -431,7 +431,7 @@ static int alloc_node_segment(MPIR_Win * win, MPI_Aint size, int disp_unit)
     off = mm_win_seg_header(n);
     for (int i = 0; i < n; i++) {
         /* Each member's part starts a granule of the accumulate stripes (mm_rma.h), so an
-         * accumulate of up to 1 KiB at an aligned displacement takes one stripe, not two. */
+         * accumulate of up to a granule at an aligned displacement takes one stripe, not two. */
         off = MPL_ROUND_UP_ALIGN(off, MM_ACC_GRANULE);
         off += recs[3 * i + 1];
     }
