@@ -249,8 +249,25 @@ static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datat
     return 1;
 }
 
+static int rmw_general(const void *operand_addr, int count, MPI_Datatype datatype,
+                       void *result_addr, int target_rank, MPI_Aint target_disp, int assert,
+                       int op, MPIR_Win * win);
+
 int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *result_addr,
              int target_rank, MPI_Aint target_disp, int assert, int op, MPIR_Win * win)
+{
+    /* The one-word case first, before any of the general path's setup (an argument
+     * block to fill, the op and type lookups): it is the call's reason to exist. */
+    if (rmw_word_fast(operand_addr, count, datatype, result_addr, target_rank, target_disp,
+                      assert, op, win))
+        return mm_rma_direct_tick();
+    return rmw_general(operand_addr, count, datatype, result_addr, target_rank, target_disp,
+                       assert, op, win);
+}
+
+static int rmw_general(const void *operand_addr, int count, MPI_Datatype datatype,
+                       void *result_addr, int target_rank, MPI_Aint target_disp, int assert,
+                       int op, MPIR_Win * win)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Op mop = rmw_mpi_op(op);
@@ -262,9 +279,6 @@ int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *r
         .acc_op = mop
     };
 
-    if (rmw_word_fast(operand_addr, count, datatype, result_addr, target_rank, target_disp,
-                      assert, op, win))
-        return mm_rma_direct_tick();
     MPIR_ERR_CHKANDJUMP2(mop == MPI_OP_NULL, mpi_errno, MPI_ERR_OP, "**mm|rmwop",
                          "**mm|rmwop %d %s", op, "not an MPI_RMW_* operation");
     MPIR_ERR_CHKANDJUMP2((op == MPI_RMW_LAND || op == MPI_RMW_LOR || op == MPI_RMW_LXOR) &&
