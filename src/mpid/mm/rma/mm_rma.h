@@ -371,6 +371,19 @@ static inline int mm_rma_is_direct(MPIR_Win * win, int target)
     return win->dev.peers[target].shm_base != NULL;
 }
 
+/* Where len bytes at displacement disp of a mapped target start, or NULL if they do not lie
+ * inside its memory (or the target is not mapped). No product or sum may wrap. */
+static inline char *mm_rma_mapped_range(const mm_win_peer_t * peer, MPI_Aint disp, MPI_Aint len)
+{
+    MPI_Aint off;
+
+    if (peer->shm_base == NULL || disp < 0 || len < 0 ||
+        __builtin_mul_overflow(disp, (MPI_Aint) peer->shm_disp_unit, &off) || off < 0 ||
+        (size_t) off > peer->shm_size || (size_t) len > peer->shm_size - (size_t) off)
+        return NULL;
+    return (char *) peer->shm_base + off;
+}
+
 /* --- the window lock in shared memory (mm_rma_lockword.c) --- */
 /* Set every peer's lockword when every member of the window maps every other member's
  * memory; else they stay NULL and the target grants the lock (mm_rma_target.c). The same

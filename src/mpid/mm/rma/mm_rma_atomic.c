@@ -523,27 +523,14 @@ static int target_segments(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Ai
     goto fn_exit;
 }
 
-/* The target buffer as segments (*iov, *niov: the single *one for a contiguous type, else
- * an array to free) and whether each is aligned to, and a whole number of, esz-byte
- * elements: what decides between the reader and the writer path, the stripes a writer
- * takes, and whether the loops of mm_rma_kernels.c may run on it. */
-static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint len, size_t esz,
-                       struct iovec *one, struct iovec **iov, MPI_Aint * niov, int *aligned)
+/* target_view for a derived type: its segments, and whether all are aligned. */
+static int derived_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
+                        size_t esz, struct iovec *one, struct iovec **iov, MPI_Aint * niov,
+                        int *aligned)
 {
     int mpi_errno = MPI_SUCCESS;
     int contig;
 
-    *iov = one;
-    *niov = 1;
-    if (esz == 0)
-        esz = 1;
-    if (HANDLE_IS_BUILTIN(type)) {
-        /* the common case, without the datatype queries */
-        one->iov_base = addr;
-        one->iov_len = len;
-        *aligned = multiple_of((uintptr_t) addr, esz) && multiple_of(len, esz);
-        return MPI_SUCCESS;
-    }
     MPIR_Datatype_is_contig(type, &contig);
     if (len == 0 || contig) {
         MPI_Aint true_lb = 0;
@@ -564,6 +551,27 @@ static int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint l
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* The target buffer as segments (*iov, *niov: the single *one for a contiguous type, else
+ * an array to free) and whether each is aligned to, and a whole number of, esz-byte
+ * elements: what decides between the reader and the writer path, the stripes a writer
+ * takes, and whether the loops of mm_rma_kernels.c may run on it. Inline, so that the
+ * common case (a predefined type) costs a small accumulate no call and no datatype query. */
+static inline int target_view(void *addr, MPI_Aint count, MPI_Datatype type, MPI_Aint len,
+                              size_t esz, struct iovec *one, struct iovec **iov,
+                              MPI_Aint * niov, int *aligned)
+{
+    *iov = one;
+    *niov = 1;
+    if (esz == 0)
+        esz = 1;
+    if (!HANDLE_IS_BUILTIN(type))
+        return derived_view(addr, count, type, len, esz, one, iov, niov, aligned);
+    one->iov_base = addr;
+    one->iov_len = len;
+    *aligned = multiple_of((uintptr_t) addr, esz) && multiple_of(len, esz);
+    return MPI_SUCCESS;
 }
 
 static int overlaps(const char *a, size_t alen, const char *b, size_t blen)
@@ -617,16 +625,8 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_Datatype_get_size_macro(basic, esz);
     len = nelem * esz;
-    if (HANDLE_IS_BUILTIN(type)) {
-        /* target_view's common case, here so that a small accumulate makes no call */
-        one.iov_base = addr;
-        one.iov_len = len;
-        aligned = multiple_of((uintptr_t) addr, esz) && multiple_of(len, esz);
-    } else {
-        mpi_errno = target_view(addr, count, type, len, (size_t) esz, &one, &iov, &niov,
-                                &aligned);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
+    mpi_errno = target_view(addr, count, type, len, (size_t) esz, &one, &iov, &niov, &aligned);
+    MPIR_ERR_CHECK(mpi_errno);
     rsz = mm_win_acc_atomic(win) && niov == 1 && aligned && len <= 8 ?
         reader_size(basic, op) : 0;
     if (rsz && nelem == 1) {

@@ -165,13 +165,21 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
     goto fn_exit;
 }
 
-/* Do len bytes at displacement disp lie inside the target's memory? */
-static int fast_range_ok(const mm_win_peer_t * peer, MPI_Aint disp, MPI_Aint len)
+/* The target buffer of count elements of the predefined type at disp, if the fast paths
+ * below may take the operation: mapped memory, in range, in an epoch that covers it. */
+static char *fast_target(MPIR_Win * win, MPI_Datatype type, MPI_Aint count, int target,
+                         MPI_Aint disp)
 {
-    MPI_Aint off = disp * peer->shm_disp_unit;
+    MPI_Aint esz;
+    char *addr;
 
-    return disp >= 0 && off >= 0 && len >= 0 && (size_t) off <= peer->shm_size &&
-        (size_t) len <= peer->shm_size - (size_t) off;
+    if (!HANDLE_IS_BUILTIN(type))
+        return NULL;
+    MPIR_Datatype_get_size_macro(type, esz);
+    if (esz <= 0 || count > MPIR_AINT_MAX / esz)
+        return NULL;
+    addr = mm_rma_mapped_range(&win->dev.peers[target], disp, count * esz);
+    return addr && mm_rma_epoch_allows(win, target) ? addr : NULL;
 }
 
 /* The accumulate family in its commonest form: one predefined type for origin, result and
@@ -183,16 +191,10 @@ static int fast_range_ok(const mm_win_peer_t * peer, MPI_Aint disp, MPI_Aint len
 int mm_rma_acc_direct_fast(MPIR_Win * win, const void *origin, void *result, MPI_Aint count,
                            MPI_Datatype type, int target, MPI_Aint disp, MPI_Op op, int *errp)
 {
-    const mm_win_peer_t *peer = &win->dev.peers[target];
     char *addr;
-    MPI_Aint esz;
 
-    if (peer->shm_base == NULL || !HANDLE_IS_BUILTIN(type) || count <= 0)
+    if (count <= 0 || (addr = fast_target(win, type, count, target, disp)) == NULL)
         return 0;
-    MPIR_Datatype_get_size_macro(type, esz);
-    if (!fast_range_ok(peer, disp, count * esz) || esz <= 0 || !mm_rma_epoch_allows(win, target))
-        return 0;
-    addr = (char *) peer->shm_base + disp * peer->shm_disp_unit;
     *errp = mm_rma_acc_apply(win, addr, count, type, op == MPI_NO_OP ? NULL : origin, count,
                              type, op, result);
     if (*errp == MPI_SUCCESS)
@@ -205,16 +207,10 @@ int mm_rma_cas_direct_fast(MPIR_Win * win, const void *origin, const void *compa
                            void *result, MPI_Datatype type, int target, MPI_Aint disp,
                            int *errp)
 {
-    const mm_win_peer_t *peer = &win->dev.peers[target];
-    char *addr;
-    MPI_Aint esz;
+    char *addr = fast_target(win, type, 1, target, disp);
 
-    if (peer->shm_base == NULL || !HANDLE_IS_BUILTIN(type))
+    if (addr == NULL)
         return 0;
-    MPIR_Datatype_get_size_macro(type, esz);
-    if (!fast_range_ok(peer, disp, esz) || esz <= 0 || !mm_rma_epoch_allows(win, target))
-        return 0;
-    addr = (char *) peer->shm_base + disp * peer->shm_disp_unit;
     *errp = mm_rma_cas_apply(win, addr, type, origin, compare, result);
     if (*errp == MPI_SUCCESS)
         *errp = mm_rma_direct_tick();

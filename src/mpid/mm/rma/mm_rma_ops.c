@@ -178,6 +178,12 @@ static int op_finish(MPIR_Win * win, int rank, MPIR_Request * req, int errclass)
     goto fn_exit;
 }
 
+/* An answer's tag is the target's error class; one out of range is just an error. */
+static int wire_errclass(int tag)
+{
+    return tag < 0 || tag > MPI_ERR_LASTCODE ? MPI_ERR_OTHER : tag;
+}
+
 int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -202,15 +208,13 @@ int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
                              MPI_ERR_OTHER, "**mm|badreqid", "**mm|badreqid %d %s %L",
                              vc->lpid, "RMA_RESP", (long long) pkt->sreq);
     }
-    if (pkt->data_sz == 0)      /* the tag is the error class; a bad one is just an error */
-        return op_finish(win, pkt->rank, req, pkt->tag < 0 || pkt->tag > MPI_ERR_LASTCODE ?
-                         MPI_ERR_OTHER : pkt->tag);
+    if (pkt->data_sz == 0)
+        return op_finish(win, pkt->rank, req, wire_errclass(pkt->tag));
 
     MPIR_ERR_CHKANDJUMP3(req == NULL || pkt->data_sz != req->dev.data_sz, mpi_errno,
                          MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
                          pkt->version, pkt->kind);
-    req->dev.match_tag = pkt->tag < 0 || pkt->tag > MPI_ERR_LASTCODE ? MPI_ERR_OTHER :
-        pkt->tag;
+    req->dev.match_tag = wire_errclass(pkt->tag);
     car = &req->dev.data_car;
     car->kind = MM_CAR_DATA;
     car->dir = MM_CAR_READ;
@@ -545,16 +549,18 @@ int MPID_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                           MPIR_Win * win)
 {
     int err;
-    mm_rma_args_t a = {.op = MM_RMA_CAS,.origin = origin_addr,.ocount = 1,.otype = datatype,
-        .compare = compare_addr,.result = result_addr,.rcount = 1,.rtype = datatype,
-        .target = target_rank,.tdisp = target_disp,.tcount = 1,.ttype = datatype,
-        .acc_op = MPI_OP_NULL
-    };
 
     if (mm_rma_cas_direct_fast(win, origin_addr, compare_addr, result_addr, datatype,
                                target_rank, target_disp, &err))
         return err;
-    return mm_rma_issue(win, &a, NULL);
+    {
+        mm_rma_args_t a = {.op = MM_RMA_CAS,.origin = origin_addr,.ocount = 1,
+            .otype = datatype,.compare = compare_addr,.result = result_addr,.rcount = 1,
+            .rtype = datatype,.target = target_rank,.tdisp = target_disp,.tcount = 1,
+            .ttype = datatype,.acc_op = MPI_OP_NULL
+        };
+        return mm_rma_issue(win, &a, NULL);
+    }
 }
 
 int MPID_Rput(const void *origin_addr, MPI_Aint origin_count, MPI_Datatype origin_datatype,

@@ -219,13 +219,12 @@ static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datat
                          void *result_addr, int target_rank, MPI_Aint target_disp,
                          int assert, int op, MPIR_Win * win)
 {
-    const mm_win_peer_t *peer;
     size_t sz;
     char *addr;
     int stripe;
 
     if (assert != (MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK) || count != 1 ||
-        result_addr == NULL || !mm_win_acc_atomic(win) || !mm_rma_is_direct(win, target_rank))
+        result_addr == NULL || !mm_win_acc_atomic(win))
         return 0;
     if (op != MPI_RMW_INC && op != MPI_RMW_SUM && op != MPI_RMW_BAND && op != MPI_RMW_BOR &&
         op != MPI_RMW_BXOR && op != MPI_RMW_SWAP)
@@ -235,10 +234,8 @@ static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datat
     if ((win->dev.access != MM_ACCESS_NONE && win->dev.access != MM_ACCESS_FENCE_OPEN) ||
         win->dev.peers[target_rank].lock != MM_PEER_UNLOCKED)
         return 0;       /* the general path reports the epoch error */
-    peer = &win->dev.peers[target_rank];
-    addr = (char *) peer->shm_base + target_disp * peer->shm_disp_unit;
-    if (addr < (char *) peer->shm_base || addr + sz > (char *) peer->shm_base + peer->shm_size ||
-        ((uintptr_t) addr & (sz - 1)) != 0)   /* sz is 4 or 8: a mask, not a division */
+    addr = mm_rma_mapped_range(&win->dev.peers[target_rank], target_disp, (MPI_Aint) sz);
+    if (addr == NULL || ((uintptr_t) addr & (sz - 1)) != 0)    /* sz is 4 or 8 */
         return 0;       /* range errors and unaligned words: the general path */
     stripe = mm_acc_reader_enter(win, addr);
     if (sz == 4)
