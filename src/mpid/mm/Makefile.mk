@@ -18,6 +18,7 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mpid_coll.h             \
     src/mpid/mm/include/mpid_proto.h            \
     src/mpid/mm/include/mm_pkt.h                \
+    src/mpid/mm/include/mm_wire.h               \
     src/mpid/mm/include/mm_car.h                \
     src/mpid/mm/include/mm_vc.h                 \
     src/mpid/mm/include/mm_method.h             \
@@ -25,6 +26,8 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mm_engine.h             \
     src/mpid/mm/methods/shm/shm_impl.h          \
     src/mpid/mm/methods/tcp/tcp_impl.h          \
+    src/mpid/mm/methods/tcp/tcp_card.h          \
+    src/mpid/mm/rma/mm_rma_wire.h               \
     src/mpid/mm/rma/mm_rma.h
 
 mpi_core_sources +=                             \
@@ -38,6 +41,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_xfer.c                   \
     src/mpid/mm/src/mm_recvq.c                  \
     src/mpid/mm/src/mm_cq.c                     \
+    src/mpid/mm/src/mm_wire.c                   \
     src/mpid/mm/src/mm_progress.c               \
     src/mpid/mm/src/mm_pt2pt.c                  \
     src/mpid/mm/src/mm_probe.c                  \
@@ -57,11 +61,13 @@ mpi_core_sources +=                             \
     src/mpid/mm/methods/shm/shm_progress.c      \
     src/mpid/mm/methods/tcp/tcp_init.c          \
     src/mpid/mm/methods/tcp/tcp_conn.c          \
+    src/mpid/mm/methods/tcp/tcp_card.c          \
     src/mpid/mm/methods/tcp/tcp_send.c          \
     src/mpid/mm/methods/tcp/tcp_recv.c          \
     src/mpid/mm/methods/tcp/tcp_progress.c      \
     src/mpid/mm/rma/mm_win.c                    \
     src/mpid/mm/rma/mm_rma_ops.c                \
+    src/mpid/mm/rma/mm_rma_wire.c               \
     src/mpid/mm/rma/mm_rma_target.c             \
     src/mpid/mm/rma/mm_rma_atomic.c             \
     src/mpid/mm/rma/mm_rma_kernels.c            \

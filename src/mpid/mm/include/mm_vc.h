@@ -39,6 +39,8 @@ typedef struct mm_vc {
     const struct mm_method *method;
     uint64_t send_seq;          /* messages sent on this VC (mm_pkt_t.rreq of EAGER/RTS) */
     size_t eager_limit;         /* the method's eager_limit, or what its connect() set */
+    size_t eager_limit_rx;      /* the largest EAGER payload the peer may send us: the engine
+                                 * refuses bigger ones (the receiver allocates that much) */
     int reported;               /* MPIR_CVAR_MM_REPORT_METHODS line printed */
     /* Read side: a method fills rhead with each envelope that arrives on this VC and
      * completes it; the engine then posts, in rdata, where that message's payload goes.
@@ -74,8 +76,6 @@ int mm_vc_lookup(uint64_t gpid, const char *cards, int create, int *lpid);
 /* Append "<gpid>[/method/card...]" for lpid to buf (with_cards: its cards too); returns
  * the length written, or -1 when it does not fit. */
 int mm_vc_describe(int lpid, int with_cards, char *buf, size_t len);
-/* Parse one description: the gpid, and where its cards start (NULL when it has none). */
-int mm_vc_parse_descr(const char *descr, uint64_t * gpid, const char **cards);
 /* Communicator tables hold dynamic VCs; the last table gone closes the VC. */
 void mm_vc_comm_ref(const int *lpids, int n);
 int mm_vc_comm_unref(const int *lpids, int n);

@@ -7,6 +7,7 @@
 
 #include "mpiimpl.h"
 #include "mm_pkt.h"
+#include "mm_wire.h"
 #include "mm_car.h"
 #include "mm_vc.h"
 #include "mm_method.h"

@@ -43,29 +43,6 @@ static int method_lookup(const char *name, size_t len, const mm_method_t ** meth
     return 0;
 }
 
-/* The card for method `name` in a description's "/method/card/method/card" list. */
-static int cards_find(const char *cards, const char *name, char *card, size_t len)
-{
-    size_t nlen = strlen(name);
-
-    for (const char *p = cards; p && *p == '/';) {
-        const char *m = p + 1, *c = strchr(m, '/'), *end;
-        if (c == NULL)
-            return 0;
-        end = strchr(c + 1, '/');
-        if (end == NULL)
-            end = c + 1 + strlen(c + 1);
-        if ((size_t) (c - m) == nlen && strncmp(m, name, nlen) == 0 &&
-            (size_t) (end - c - 1) < len && end > c + 1) {
-            memcpy(card, c + 1, end - c - 1);
-            card[end - c - 1] = '\0';
-            return 1;
-        }
-        p = end;
-    }
-    return 0;
-}
-
 int mm_methods_cards(int lpid, char *buf, size_t len)
 {
     size_t n = 0;
@@ -170,8 +147,10 @@ int mm_methods_bind(mm_vc_t * vc, const mm_method_t * method, const char *card)
     MPIR_Assert(vc->state == MM_VC_STATE_UNBOUND);
     vc->method = method;
     vc->eager_limit = method->eager_limit;
+    vc->eager_limit_rx = method->eager_limit;
     mpi_errno = method->connect(vc, card);
     MPIR_ERR_CHECK(mpi_errno);
+    vc->eager_limit_rx = MPL_MAX(vc->eager_limit_rx, vc->eager_limit);
     vc->state = MM_VC_STATE_BOUND;
     if (MPIR_CVAR_MM_REPORT_METHODS && !vc->reported) {
         vc->reported = 1;
@@ -203,7 +182,7 @@ int mm_methods_select(mm_vc_t * vc)
          * published at its init, or for a process of another job, the one it described
          * itself with. */
         if ((method->caps & MM_METHOD_CAP_CARD) && vc->lpid >= MPIR_Process.size) {
-            if (cards_find(vc->cards, method->name, card, sizeof(card)))
+            if (mm_wire_cards_find(vc->cards, method->name, card, sizeof(card)) == MM_WIRE_OK)
                 peer_card = card;
         } else if (method->caps & MM_METHOD_CAP_CARD) {
             card_key(key, sizeof(key), method, vc->lpid);

@@ -4,7 +4,7 @@
  * Every operation travels as an active message on the target's VC, whatever the method:
  *
  *   origin                                   target
- *   RMA_OP  [mm_rma_hdr_t][flattened target type][origin data][compare data]  ->
+ *   RMA_OP  [mm_rma_hdr_t][target footprint][origin data][compare data]  ->
  *                                            applies it to the window (mm_rma_target.c)
  *        <-  RMA_RESP [result bytes]         one answer per operation, always
  *
@@ -26,6 +26,7 @@
 #define MM_RMA_H_INCLUDED
 
 #include "mpidimpl.h"
+#include "mm_rma_wire.h"       /* the RMA_OP payload and its decoder */
 
 /* Access epochs of an origin (win->dev.access). */
 enum {
@@ -63,44 +64,11 @@ enum {
     MM_RMA_COMPLETE             /* origin -> target: my access epoch to you is over */
 };
 
-/* Operations (mm_rma_hdr_t.op). */
-enum {
-    MM_RMA_PUT = 1,
-    MM_RMA_GET,
-    MM_RMA_ACC,
-    MM_RMA_GET_ACC,             /* also MPI_Fetch_and_op */
-    MM_RMA_CAS,
-    MM_RMA_RMW2,                /* MPI_Rmw2: acc_op is the MPI_RMW2_* op, the data is the
-                                 * operand then operand2, count elements each */
-    MM_RMA_OP_LAST
-};
-
 /* accumulate_ordering info bits (win->dev.info_acc_ordering) */
 #define MM_ACC_ORDER_RAR 0x1
 #define MM_ACC_ORDER_RAW 0x2
 #define MM_ACC_ORDER_WAR 0x4
 #define MM_ACC_ORDER_WAW 0x8
-
-/* What precedes the data in an RMA_OP payload. Handles of predefined datatypes and ops
- * are the same constants in every process of a job; a derived target datatype is
- * shipped flattened (flat_sz bytes right after this header) instead. */
-typedef struct mm_rma_hdr {
-    uint32_t op;                /* MM_RMA_* */
-    uint32_t flat_sz;           /* bytes of flattened target datatype that follow; 0: builtin */
-    int64_t target_disp;        /* in units of the target's disp_unit (dynamic: an address) */
-    int64_t target_count;
-    int32_t target_type;        /* MPI_Datatype when builtin */
-    int32_t basic_type;         /* accumulates: the element type of the data */
-    int32_t acc_op;             /* accumulates: the MPI_Op */
-    uint32_t flags;             /* MM_RMA_HDR_* */
-    uint64_t data_len;          /* origin data bytes after the datatype (CAS: the new value,
-                                 * followed by as many bytes of compare value) */
-    uint64_t result_len;        /* bytes the answer carries */
-} mm_rma_hdr_t;
-
-/* mm_rma_hdr_t.flags */
-#define MM_RMA_HDR_IMPLICIT_LOCK 0x1    /* MPI_MODE_PASSIVE_EPOCH_IMPLICIT: the operation is a
-                                         * whole exclusive-lock epoch at the target */
 
 /* An origin's record of one target of the window. */
 typedef struct mm_win_peer {
@@ -203,6 +171,14 @@ int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *
 int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
                       const void *operand, const void *operand2, MPI_Aint nelem,
                       MPI_Datatype basic, int op, void *old);
+/* The same two, on a target known only by its blocks (a footprint from the wire, each block
+ * whole elements of basic): the blocks cover exactly the nelem elements applied. */
+int mm_rma_acc_apply_blocks(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                            const void *src, MPI_Aint nelem, MPI_Datatype basic, MPI_Op op,
+                            void *old);
+int mm_rma_rmw2_apply_blocks(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                             const void *operand, const void *operand2, MPI_Aint nelem,
+                             MPI_Datatype basic, int op, void *old);
 /* Is op an MPI_RMW2_* op defined on basic (MPI_SUCCESS), else an MPI_ERR_OP code. */
 int mm_rma_rmw2_check(int op, MPI_Datatype basic);
 

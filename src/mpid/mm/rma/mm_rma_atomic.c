@@ -579,9 +579,37 @@ static int overlaps(const char *a, size_t alen, const char *b, size_t blen)
     return a < b + blen && b < a + alen;
 }
 
+/* MPICH's op block by block, for a target known only by its blocks (a footprint from the
+ * wire): each block is a run of whole elements of basic. An element type with a gap inside
+ * (MPI_DOUBLE_INT, say) has blocks of one element each, so its extent never matters here
+ * but for types without one. */
+static int blocks_op(const struct iovec *iov, MPI_Aint niov, const char *src, MPI_Aint len,
+                     MPI_Aint esz, MPI_Datatype basic, MPI_Op op)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint extent;
+
+    MPIR_Datatype_get_extent_macro(basic, extent);
+    for (MPI_Aint i = 0; i < niov && len > 0 && mpi_errno == MPI_SUCCESS; i++) {
+        MPI_Aint n = (MPI_Aint) MPL_MIN(iov[i].iov_len, (size_t) len) / esz;
+        if (extent == esz) {
+            mpi_errno = MPIR_Typerep_op((void *) src, n, basic, iov[i].iov_base, n, basic, op,
+                                        true, -1);
+        } else {
+            for (MPI_Aint k = 0; k < n && mpi_errno == MPI_SUCCESS; k++)
+                mpi_errno = MPIR_Typerep_op((void *) (src + k * esz), 1, basic,
+                                            (char *) iov[i].iov_base + k * esz, 1, basic, op,
+                                            true, -1);
+        }
+        src += n * esz;
+        len -= n * esz;
+    }
+    return mpi_errno;
+}
+
 /* The writer's loop: the old contents to old (packed), then dst = op(src, dst), over the
  * segments. The vectorized loop when there is one for (basic, op) and the data allow it,
- * else MPICH's. */
+ * else MPICH's (over the datatype, or block by block when type is MPI_DATATYPE_NULL). */
 static int writer_apply(void *addr, MPI_Aint count, MPI_Datatype type, const struct iovec *iov,
                         MPI_Aint niov, int aligned, const char *src, MPI_Aint len,
                         MPI_Aint esz, MPI_Datatype basic, MPI_Op op, char *old)
@@ -602,6 +630,8 @@ static int writer_apply(void *addr, MPI_Aint count, MPI_Datatype type, const str
     for (MPI_Aint i = 0; kern && i < niov; i++)
         if (overlaps(iov[i].iov_base, iov[i].iov_len, src, len))
             kern = NULL;
+    if (kern == NULL && type == MPI_DATATYPE_NULL)
+        return blocks_op(iov, niov, src, len, esz, basic, op);
     if (kern == NULL)
         return MPIR_Typerep_op((void *) src, len / esz, basic, addr, count, type, op, true, -1);
     for (MPI_Aint i = 0; i < niov; i++) {
@@ -611,22 +641,18 @@ static int writer_apply(void *addr, MPI_Aint count, MPI_Datatype type, const str
     return MPI_SUCCESS;
 }
 
-int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
-                     const void *src, MPI_Aint nelem, MPI_Datatype basic, MPI_Op op, void *old)
+/* The rule of the file's header, on a target buffer already cut into segments: a reader
+ * for one aligned element or word, a writer on the stripes the segments touch otherwise. */
+static inline __attribute__((always_inline))
+int acc_apply_view(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
+                          const struct iovec *iov, MPI_Aint niov, int aligned, const void *src,
+                          MPI_Aint nelem, MPI_Aint esz, MPI_Datatype basic, MPI_Op op,
+                          void *old)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPI_Aint esz, len;
+    MPI_Aint len = nelem * esz;
     size_t rsz;
-    struct iovec one, *iov = &one;
-    MPI_Aint niov = 1;
-    int aligned = 0;
 
-    mpi_errno = acc_check(basic, op);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPIR_Datatype_get_size_macro(basic, esz);
-    len = nelem * esz;
-    mpi_errno = target_view(addr, count, type, len, (size_t) esz, &one, &iov, &niov, &aligned);
-    MPIR_ERR_CHECK(mpi_errno);
     rsz = mm_win_acc_atomic(win) && niov == 1 && aligned && len <= 8 ?
         reader_size(basic, op) : 0;
     if (rsz && nelem == 1) {
@@ -644,8 +670,27 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
         mpi_errno = writer_apply(addr, count, type, iov, niov, aligned, src, len, esz, basic,
                                  op, old);
         writer_exit(win, stripes);
-        MPIR_ERR_CHECK(mpi_errno);
     }
+    return mpi_errno;
+}
+
+int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
+                     const void *src, MPI_Aint nelem, MPI_Datatype basic, MPI_Op op, void *old)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint esz;
+    struct iovec one, *iov = &one;
+    MPI_Aint niov = 1;
+    int aligned = 0;
+
+    mpi_errno = acc_check(basic, op);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_Datatype_get_size_macro(basic, esz);
+    mpi_errno = target_view(addr, count, type, nelem * esz, (size_t) esz, &one, &iov, &niov,
+                            &aligned);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = acc_apply_view(win, addr, count, type, iov, niov, aligned, src, nelem, esz,
+                               basic, op, old);
 
   fn_exit:
     if (iov != &one)
@@ -653,6 +698,31 @@ int mm_rma_acc_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype ty
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* Whether every block is aligned to, and a whole number of, esz-byte elements. */
+static int blocks_aligned(const struct iovec *iov, MPI_Aint niov, size_t esz)
+{
+    for (MPI_Aint i = 0; i < niov; i++)
+        if (!multiple_of((uintptr_t) iov[i].iov_base, esz) || !multiple_of(iov[i].iov_len, esz))
+            return 0;
+    return 1;
+}
+
+int mm_rma_acc_apply_blocks(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                            const void *src, MPI_Aint nelem, MPI_Datatype basic, MPI_Op op,
+                            void *old)
+{
+    int mpi_errno;
+    MPI_Aint esz;
+
+    mpi_errno = acc_check(basic, op);
+    if (mpi_errno)
+        return mpi_errno;
+    MPIR_Datatype_get_size_macro(basic, esz);
+    return acc_apply_view(win, NULL, 0, MPI_DATATYPE_NULL, iov, niov,
+                          blocks_aligned(iov, niov, (size_t) esz), src, nelem, esz, basic, op,
+                          old);
 }
 
 int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *newval,
@@ -826,26 +896,16 @@ static void rmw2_elem(int op, MPI_Datatype basic, const void *old, const void *a
         memcpy(o, &cur_, sizeof(T));                                                     \
     } while (0)
 
-int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
-                      const void *operand, const void *operand2, MPI_Aint nelem,
-                      MPI_Datatype basic, int op, void *old)
+/* MPI_Rmw2 over a target already cut into segments (whole elements of sz bytes each). */
+static void rmw2_apply_view(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                            int aligned, size_t sz, MPI_Aint nelem, const void *operand,
+                            const void *operand2, MPI_Datatype basic, int op, void *old)
 {
-    int mpi_errno = MPI_SUCCESS;
-    MPI_Aint bsz;
-    size_t sz;
-    struct iovec one, *iov = &one;
-    MPI_Aint niov = 1;
-    int aligned, stripe = -1;
+    int stripe = -1;
     uint64_t locked = 0;        /* a writer: the stripes held */
     const char *a = operand, *b = operand2;
     char *o = old;
 
-    mpi_errno = mm_rma_rmw2_check(op, basic);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPIR_Datatype_get_size_macro(basic, bsz);
-    sz = (size_t) bsz;
-    mpi_errno = target_view(addr, count, type, nelem * bsz, sz, &one, &iov, &niov, &aligned);
-    MPIR_ERR_CHECK(mpi_errno);
     if (mm_win_acc_atomic(win) && aligned && nelem == 1 && niov == 1 &&
         reader_size(basic, MPI_REPLACE) != 0) {
         stripe = mm_acc_reader_enter(win, iov[0].iov_base);
@@ -874,6 +934,26 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
         writer_exit(win, locked);
     else
         mm_acc_reader_exit(win, stripe);
+}
+
+int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
+                      const void *operand, const void *operand2, MPI_Aint nelem,
+                      MPI_Datatype basic, int op, void *old)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint bsz;
+    struct iovec one, *iov = &one;
+    MPI_Aint niov = 1;
+    int aligned;
+
+    mpi_errno = mm_rma_rmw2_check(op, basic);
+    MPIR_ERR_CHECK(mpi_errno);
+    MPIR_Datatype_get_size_macro(basic, bsz);
+    mpi_errno = target_view(addr, count, type, nelem * bsz, (size_t) bsz, &one, &iov, &niov,
+                            &aligned);
+    MPIR_ERR_CHECK(mpi_errno);
+    rmw2_apply_view(win, iov, niov, aligned, (size_t) bsz, nelem, operand, operand2, basic, op,
+                    old);
 
   fn_exit:
     if (iov != &one)
@@ -881,4 +961,20 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+int mm_rma_rmw2_apply_blocks(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                             const void *operand, const void *operand2, MPI_Aint nelem,
+                             MPI_Datatype basic, int op, void *old)
+{
+    int mpi_errno;
+    MPI_Aint bsz;
+
+    mpi_errno = mm_rma_rmw2_check(op, basic);
+    if (mpi_errno)
+        return mpi_errno;
+    MPIR_Datatype_get_size_macro(basic, bsz);
+    rmw2_apply_view(win, iov, niov, blocks_aligned(iov, niov, (size_t) bsz), (size_t) bsz, nelem,
+                    operand, operand2, basic, op, old);
+    return MPI_SUCCESS;
 }

@@ -19,25 +19,37 @@
 
 unsigned mm_rma_direct_count;
 
-/* Does the target buffer (count x type at addr) lie inside the target's memory? */
-static int direct_range_ok(const mm_win_peer_t * peer, const char *addr, MPI_Aint count,
+/* Does the target buffer (count x type at displacement tdisp) lie inside the target's
+ * memory? Every quantity here comes from the user's arguments (a displacement of 2^62, a
+ * count whose extent wraps): the offsets from the segment's base are computed in 64-bit
+ * integers with overflow checks, never as pointers that could wrap around the address
+ * space and land back inside the segment. */
+static int direct_range_ok(const mm_win_peer_t * peer, MPI_Aint tdisp, MPI_Aint count,
                            MPI_Datatype type)
 {
-    MPI_Aint extent, true_lb, true_extent, lo, hi;
+    int64_t off, lo, hi, span;
+    MPI_Aint size, extent, true_lb, true_extent;
 
     if (count == 0)
         return 1;
+    if (count < 0 || __builtin_mul_overflow((int64_t) tdisp, (int64_t) peer->shm_disp_unit,
+                                            &off))
+        return 0;
     if (HANDLE_IS_BUILTIN(type)) {
-        MPIR_Datatype_get_size_macro(type, extent);
-        return addr >= (const char *) peer->shm_base &&
-            addr + count * extent <= (const char *) peer->shm_base + peer->shm_size;
+        MPIR_Datatype_get_size_macro(type, size);
+        lo = 0;
+        if (__builtin_mul_overflow((int64_t) count, (int64_t) size, &hi))
+            return 0;
+    } else {
+        MPIR_Datatype_get_extent_macro(type, extent);
+        MPIR_Type_get_true_extent_impl(type, &true_lb, &true_extent);
+        if (__builtin_mul_overflow((int64_t) count - 1, (int64_t) extent, &span) ||
+            __builtin_add_overflow((int64_t) true_lb, span < 0 ? span : 0, &lo) ||
+            __builtin_add_overflow((int64_t) true_lb + true_extent, span > 0 ? span : 0, &hi))
+            return 0;
     }
-    MPIR_Datatype_get_extent_macro(type, extent);
-    MPIR_Type_get_true_extent_impl(type, &true_lb, &true_extent);
-    lo = MPL_MIN(true_lb, true_lb + (count - 1) * extent);
-    hi = MPL_MAX(true_lb + true_extent, true_lb + true_extent + (count - 1) * extent);
-    return addr + lo >= (const char *) peer->shm_base &&
-        addr + hi <= (const char *) peer->shm_base + peer->shm_size;
+    return !__builtin_add_overflow(off, lo, &lo) && !__builtin_add_overflow(off, hi, &hi) &&
+        lo >= 0 && hi <= (int64_t) peer->shm_size;
 }
 
 /* The bytes of (buf, count, type) as one contiguous block: the buffer itself when it is
@@ -83,15 +95,16 @@ int mm_rma_direct(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
 {
     int mpi_errno = MPI_SUCCESS;
     const mm_win_peer_t *peer = &win->dev.peers[a->target];
-    char *addr = (char *) peer->shm_base + a->tdisp * peer->shm_disp_unit;
+    char *addr;
     void *src_tmp = NULL, *res = NULL;
     const char *src = NULL;
     char *rview = NULL;
     MPI_Aint basic_size, actual;
 
-    MPIR_ERR_CHKANDJUMP2(!direct_range_ok(peer, addr, a->tcount, a->ttype), mpi_errno,
+    MPIR_ERR_CHKANDJUMP2(!direct_range_ok(peer, a->tdisp, a->tcount, a->ttype), mpi_errno,
                          MPI_ERR_RMA_RANGE, "**mm|rmarange", "**mm|rmarange %d %L",
                          a->target, (long long) a->tdisp);
+    addr = (char *) peer->shm_base + a->tdisp * peer->shm_disp_unit;   /* checked above */
     win->dev.acc_unfenced = 1;  /* plain stores, or loads a later flush orders */
     switch (a->op) {
         case MM_RMA_PUT:

@@ -281,13 +281,77 @@ static int request_done_now(MPIR_Win * win, MPIR_Request ** ureq)
     return MPI_SUCCESS;
 }
 
+/* A derived target datatype as the target will see it: its footprint, the byte blocks of
+ * count elements in order, merged into runs of equal blocks at a constant stride (a vector
+ * is one run per element block pattern, not one entry per block). The target checks these
+ * numbers against its window and applies the operation block by block; it never rebuilds
+ * the datatype (mm_rma_wire.h says why). */
+static int footprint_build(MPI_Aint count, MPI_Datatype type, mm_rma_seg_t ** segs_out,
+                           uint32_t * nseg_out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint size, niov = 0, got = 0, bytes = 0;
+    struct iovec *iov = NULL;
+    mm_rma_seg_t *segs = NULL;
+    uint32_t k = 0;
+
+    MPIR_Datatype_get_size_macro(type, size);
+    if (size * count > 0) {
+        mpi_errno = MPIR_Typerep_iov_len(count, type, size * count, &niov);
+        MPIR_ERR_CHECK(mpi_errno);
+        iov = MPL_malloc(MPL_MAX(niov, 1) * sizeof(struct iovec), MPL_MEM_RMA);
+        segs = MPL_malloc(MPL_MAX(niov, 1) * sizeof(mm_rma_seg_t), MPL_MEM_RMA);
+        MPIR_ERR_CHKANDJUMP1(iov == NULL || segs == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                             "**nomem %s", "RMA target footprint");
+        /* Offsets from the buffer's start: the iovecs of a buffer at address 0. */
+        mpi_errno = MPIR_Typerep_to_iov(NULL, count, type, 0, iov, niov, size * count, &got,
+                                        &bytes);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    for (MPI_Aint i = 0; i < got; i++) {
+        int64_t off = (int64_t) (intptr_t) iov[i].iov_base;
+        uint64_t len = iov[i].iov_len;
+        mm_rma_seg_t *r = k ? &segs[k - 1] : NULL;
+
+        if (len == 0)
+            continue;
+        if (r && r->len == len) {
+            int64_t step = off - (r->off + (int64_t) (r->count - 1) * r->stride);
+            /* The next block of the run: same length, same distance, not overlapping. */
+            if (r->count == 1 && (uint64_t) (step < 0 ? -step : step) >= len) {
+                r->stride = step;
+                r->count = 2;
+                continue;
+            }
+            if (r->count > 1 && step == r->stride) {
+                r->count++;
+                continue;
+            }
+        }
+        segs[k++] = (mm_rma_seg_t) {.off = off,.stride = 0,.len = len,.count = 1 };
+    }
+    MPIR_ERR_CHKANDJUMP1(k > MM_RMA_NSEG_MAX, mpi_errno, MPI_ERR_TYPE, "**mm|rmadtype",
+                         "**mm|rmadtype %d", (int) k);
+    *segs_out = segs;
+    *nseg_out = k;
+    segs = NULL;
+
+  fn_exit:
+    MPL_free(iov);
+    MPL_free(segs);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPI_Aint tsize, osize = 0, data_len = 0, result_len = 0, copy_len, flat_len = 0;
+    MPI_Aint tsize, osize = 0, data_len = 0, result_len = 0, copy_len, desc_len = 0;
     MPI_Datatype basic = MPI_DATATYPE_NULL;
-    void *flat = NULL;
-    int flat_sz = 0, ocontig = 1, posted = 0;
+    mm_rma_seg_t *segs = NULL;
+    uint32_t nseg = 0;
+    int ocontig = 1, posted = 0;
     const void *udata = NULL;
     size_t ulen = 0;
     mm_vc_t *vc;
@@ -357,6 +421,11 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
                              "**mm|rmaacclen", "**mm|rmaacclen %L %L", (long long) data_len,
                              (long long) tsize);
     }
+    /* A put stores at most the target buffer: more origin data is an error here, before
+     * anything moves, rather than a truncation the target would report at the next flush. */
+    MPIR_ERR_CHKANDJUMP2(a->op == MM_RMA_PUT && data_len > tsize, mpi_errno, MPI_ERR_TRUNCATE,
+                         "**mm|rmaputlen", "**mm|rmaputlen %L %L", (long long) data_len,
+                         (long long) tsize);
     if (result_len > 0 && a->op != MM_RMA_GET) {
         /* The old values go to the result buffer: it must hold them (a get's copy into the
          * origin buffer reports truncation itself). */
@@ -376,8 +445,12 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
         goto fn_exit;
     }
     if (!MPIR_DATATYPE_IS_PREDEFINED(a->ttype)) {
-        MPIR_Datatype_get_flattened(a->ttype, &flat, &flat_sz);
-        flat_len = flat_sz;
+        mpi_errno = footprint_build(a->tcount, a->ttype, &segs, &nseg);
+        MPIR_ERR_CHECK(mpi_errno);
+        desc_len = (MPI_Aint) nseg * (MPI_Aint) sizeof(mm_rma_seg_t);
+        if (basic == MPI_DATATYPE_NULL)
+            basic = mm_rma_basic_type(a->ttype);        /* put/get: to check for partial
+                                                         * elements, if there is one type */
     }
     copy_len = data_len;
     if (data_len > 0 && a->op != MM_RMA_CAS && a->op != MM_RMA_RMW2 && !a->copy_origin) {
@@ -393,24 +466,24 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
 
     mpi_errno = mm_rma_vc(win, a->target, &vc);
     MPIR_ERR_CHECK(mpi_errno);
-    tx = tx_alloc(sizeof(mm_rma_hdr_t) + flat_len + copy_len);
+    tx = tx_alloc(sizeof(mm_rma_hdr_t) + desc_len + copy_len);
     MPIR_ERR_CHKANDJUMP1(tx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "RMA operation");
     hdr = (mm_rma_hdr_t *) tx->buf;
     hdr->op = a->op;
-    hdr->flat_sz = (uint32_t) flat_len;
+    hdr->nseg = nseg;
     hdr->target_disp = a->tdisp;
     hdr->target_count = a->tcount;
-    hdr->target_type = flat ? MPI_DATATYPE_NULL : a->ttype;
-    hdr->basic_type = basic;
+    hdr->target_type = nseg ? 0 : a->ttype;
+    hdr->basic_type = basic == MPI_DATATYPE_NULL ? 0 : basic;  /* 0: none, on the wire */
     hdr->acc_op = a->acc_op;
     hdr->flags = a->hdr_flags;
     hdr->data_len = data_len;
     hdr->result_len = result_len;
     p = tx->buf + sizeof(mm_rma_hdr_t);
-    if (flat_len) {
-        memcpy(p, flat, flat_len);
-        p += flat_len;
+    if (desc_len) {
+        memcpy(p, segs, desc_len);
+        p += desc_len;
     }
     if (a->op == MM_RMA_CAS) {
         memcpy(p, a->origin, osize);
@@ -457,10 +530,11 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
     win->dev.peers[a->target].pending++;
     win->dev.pending++;
     posted = 1;         /* the method owns tx now, even if posting fails */
-    mpi_errno = tx_post(vc, tx, &pkt, sizeof(mm_rma_hdr_t) + flat_len + copy_len, udata, ulen);
+    mpi_errno = tx_post(vc, tx, &pkt, sizeof(mm_rma_hdr_t) + desc_len + copy_len, udata, ulen);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
+    MPL_free(segs);
     return mpi_errno;
   fn_fail:
     if (tx && !posted)

@@ -41,17 +41,39 @@ static int pkt_window(mm_vc_t * vc, const mm_pkt_t * pkt, MPIR_Win ** win_out)
     goto fn_exit;
 }
 
+/* Bytes of the window an operation may target: its memory (dynamic: what is attached). */
+static uint64_t win_capacity(MPIR_Win * win)
+{
+    uint64_t sum = 0;
+
+    if (win->create_flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        return (uint64_t) win->size;
+    for (mm_win_region_t * r = win->dev.regions; r; r = r->next)
+        sum += (uint64_t) r->size;
+    return sum;
+}
+
 int mm_rma_handle_op(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Win *win;
     mm_rma_rx_t *rx;
+    uint64_t most;
 
     mpi_errno = pkt_window(vc, pkt, &win);
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_ERR_CHKANDJUMP3(pkt->data_sz < sizeof(mm_rma_hdr_t), mpi_errno, MPI_ERR_OTHER,
                          "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,
                          pkt->kind);
+    /* An operation carries its header, its footprint and at most twice its target buffer
+     * (CAS and Rmw2 carry two operands), which lies in the window: anything bigger is not
+     * an operation on this window, and is refused before anything is allocated for it.
+     * (The envelope check capped data_sz at MM_MSG_MAX: these sums do not wrap.) */
+    most = sizeof(mm_rma_hdr_t) + (uint64_t) MM_RMA_NSEG_MAX * sizeof(mm_rma_seg_t) +
+        2 * MPL_MIN(win_capacity(win), MM_MSG_MAX);
+    MPIR_ERR_CHKANDJUMP3(pkt->data_sz > most, mpi_errno, MPI_ERR_OTHER, "**mm|toolarge",
+                         "**mm|toolarge %d %d %L", vc->lpid, (int) pkt->kind,
+                         (long long) pkt->data_sz);
     rx = MPL_malloc(sizeof(mm_rma_rx_t) + pkt->data_sz, MPL_MEM_RMA);
     MPIR_ERR_CHKANDJUMP1(rx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "incoming RMA operation");
@@ -70,72 +92,14 @@ int mm_rma_handle_op(mm_vc_t * vc, const mm_pkt_t * pkt)
     goto fn_exit;
 }
 
-/* Where the operation's target buffer starts, and whether all of it is in the window. */
-static int target_addr(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
-                       char **addr_out)
-{
-    MPI_Aint extent, true_lb, true_extent, true_ub, lo, hi;
-    char *addr;
-
-    MPI_Aint off, span;
-
-    /* The displacement and count come off the wire: no product may wrap. */
-    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        addr = (char *) (intptr_t) hdr->target_disp;
-    } else {
-        if (__builtin_mul_overflow((MPI_Aint) hdr->target_disp, (MPI_Aint) win->disp_unit,
-                                   &off))
-            return 0;
-        addr = (char *) win->base + off;
-    }
-    *addr_out = addr;
-    if (hdr->target_count == 0)
-        return 1;
-    MPIR_Datatype_get_extent_macro(type, extent);
-    MPIR_Type_get_true_extent_impl(type, &true_lb, &true_extent);
-    true_ub = true_lb + true_extent;
-    if (__builtin_mul_overflow((MPI_Aint) (hdr->target_count - 1), extent, &span) ||
-        __builtin_add_overflow(true_lb, span, &lo) || __builtin_add_overflow(true_ub, span, &hi))
-        return 0;
-    lo = MPL_MIN(true_lb, lo);
-    hi = MPL_MAX(true_ub, hi);
-    return mm_win_range_ok(win, addr + lo, hi - lo);
-}
-
-/* A PUT is a send to the target buffer: as with a receive, a payload shorter than the
- * buffer is fine, one longer than it stores what fits and fails with MPI_ERR_TRUNCATE, and
- * one that ends inside an element of the target datatype stores the whole elements and
- * fails with MPI_ERR_TYPE (what MPIR_Localcopy does on the direct path). */
-static int put_apply(const mm_rma_hdr_t * hdr, MPI_Datatype type, const char *data, char *addr,
-                     int *errclass)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPI_Aint type_size, actual = 0;
-    uint64_t room;
-
-    MPIR_Datatype_get_size_macro(type, type_size);
-    room = (uint64_t) type_size * (uint64_t) hdr->target_count;
-    mpi_errno = MPIR_Typerep_unpack(data, (MPI_Aint) MPL_MIN(hdr->data_len, room), addr,
-                                    hdr->target_count, type, 0, &actual);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (hdr->data_len > room)
-        *errclass = MPI_ERR_TRUNCATE;
-    else if ((uint64_t) actual != hdr->data_len)
-        *errclass = MPI_ERR_TYPE;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
 /* Is t, a handle off the wire, one of the job's predefined datatypes (the same constants in
  * every process), with a size? Anything else must not reach MPICH's datatype macros, which
- * index tables by it and assert. */
-static int wire_type_ok(MPI_Datatype t)
+ * index tables by it and assert. The decoder's view of a predefined type (mm_rma_wire.h). */
+static int wire_type_info(int32_t wt, mm_rma_wire_type_t * info)
 {
+    MPI_Datatype t = (MPI_Datatype) wt;
+    MPI_Aint size, extent, true_lb, true_extent;
     int index;
-    MPI_Aint size;
 
     if (HANDLE_GET_MPI_KIND(t) != MPIR_DATATYPE)
         return 0;
@@ -148,175 +112,267 @@ static int wire_type_ok(MPI_Datatype t)
     if (index >= MPIR_DATATYPE_N_PREDEFINED || MPIR_Datatype_index_to_predefined[index] != t)
         return 0;
     MPIR_Datatype_get_size_macro(t, size);
-    return size > 0;
+    if (size <= 0)
+        return 0;
+    MPIR_Datatype_get_extent_macro(t, extent);
+    MPIR_Type_get_true_extent_impl(t, &true_lb, &true_extent);
+    if (true_lb != 0 || extent < size || true_extent < size)
+        return 0;
+    info->size = (uint64_t) size;
+    info->extent = (uint64_t) extent;
+    info->true_extent = (uint64_t) true_extent;
+    return 1;
 }
 
-/* Do the header's lengths, types and counts describe an operation this target can apply
- * without reading or writing outside the buffers involved? The origin checked the same
- * for its own arguments (mm_rma_issue); a peer's bytes are checked again here. 0 if so,
- * else the error class the answer carries. tsize: bytes of the target buffer. */
-static int op_validate(const mm_rma_hdr_t * hdr, MPI_Datatype type, MPI_Aint * tsize)
+/* The error class an answer carries for a decoder's refusal. */
+static int wire_errclass(mm_wire_err_t err)
 {
-    MPI_Aint type_size, bsize = 0;
-
-    if (hdr->target_count < 0)
-        return MPI_ERR_COUNT;
-    if (hdr->flat_sz == 0 && !wire_type_ok(type))
-        return MPI_ERR_TYPE;
-    MPIR_Datatype_get_size_macro(type, type_size);
-    if (type_size < 0 || (type_size > 0 && hdr->target_count > MPIR_AINT_MAX / type_size))
-        return MPI_ERR_COUNT;
-    *tsize = type_size * hdr->target_count;
-    if (hdr->result_len > (uint64_t) * tsize)
-        return MPI_ERR_TRUNCATE;
-    switch (hdr->op) {
-        case MM_RMA_PUT:
-        case MM_RMA_GET:
-            return 0;   /* put_apply stores what fits; the answer is at most tsize */
-        case MM_RMA_ACC:
-        case MM_RMA_GET_ACC:
-        case MM_RMA_RMW2:
-            if (!wire_type_ok(hdr->basic_type) || mm_rma_basic_type(type) != hdr->basic_type)
-                return MPI_ERR_TYPE;
-            MPIR_Datatype_get_size_macro(hdr->basic_type, bsize);
-            if (hdr->op == MM_RMA_RMW2 ? hdr->data_len % (2 * bsize) != 0 ||
-                hdr->data_len / 2 != (uint64_t) * tsize || hdr->result_len != (uint64_t) * tsize
-                : hdr->data_len % bsize != 0 || hdr->data_len > (uint64_t) * tsize ||
-                hdr->result_len % bsize != 0)
-                return MPI_ERR_TRUNCATE;
+    switch (err) {
+        case MM_WIRE_OK:
             return 0;
-        case MM_RMA_CAS:
-            if (hdr->flat_sz != 0 || hdr->target_count != 1 ||
-                hdr->data_len != 2 * (uint64_t) * tsize || hdr->result_len != (uint64_t) * tsize)
-                return MPI_ERR_TYPE;
-            return 0;
+        case MM_WIRE_TYPE:
+            return MPI_ERR_TYPE;
+        case MM_WIRE_COUNT:
+            return MPI_ERR_COUNT;
+        case MM_WIRE_TRUNCATE:
+            return MPI_ERR_TRUNCATE;
+        case MM_WIRE_OP:
+            return MPI_ERR_OP;
         default:
             return MPI_ERR_OTHER;
     }
 }
 
-/* Apply one operation; *result (malloc'ed, result_len bytes) is what the answer carries. */
-static int op_apply(MPIR_Win * win, const mm_rma_hdr_t * hdr, MPI_Datatype type,
-                    const char *data, void **result, int *errclass)
+/* Where the operation's target buffer starts, and whether [lo, hi) from there is all in the
+ * window. The displacement, count and footprint come off the wire: nothing may wrap. */
+static int target_addr(MPIR_Win * win, const mm_rma_op_view_t * v, char **addr_out)
+{
+    uintptr_t base, first, end;
+    MPI_Aint off;
+
+    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        base = (uintptr_t) v->hdr.target_disp;
+    } else {
+        if (__builtin_mul_overflow((MPI_Aint) v->hdr.target_disp, (MPI_Aint) win->disp_unit,
+                                   &off) ||
+            __builtin_add_overflow((uintptr_t) win->base, (uintptr_t) off, &base))
+            return 0;
+    }
+    *addr_out = (char *) base;
+    if (v->hi <= v->lo)
+        return 1;       /* nothing is touched */
+    if (__builtin_add_overflow(base, (uintptr_t) v->lo, &first) ||
+        __builtin_add_overflow(base, (uintptr_t) v->hi, &end) || end < first ||
+        (v->lo < 0 && first > base) || (v->lo >= 0 && first < base))
+        return 0;
+    return mm_win_range_ok(win, (const char *) first, (MPI_Aint) (end - first));
+}
+
+/* The blocks of a footprint at addr, covering its first `bytes` bytes: iovecs the apply
+ * loops take. The decoder bounded the number of blocks by the bytes the operation moves. */
+static int footprint_iov(char *addr, const mm_rma_op_view_t * v, uint64_t bytes,
+                         struct iovec **iov_out, MPI_Aint * niov_out)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPI_Aint actual, basic_size;
-    MPI_Aint tsize = 0;
-    char *addr;
+    size_t n;
+    struct iovec *iov;
+
+    iov = MPL_malloc(MPL_MAX(MPL_MIN(v->blocks, bytes), 1) * sizeof(struct iovec), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(iov == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "RMA target blocks");
+    n = mm_rma_wire_blocks(v, addr, bytes, iov);
+    *iov_out = iov;
+    *niov_out = (MPI_Aint) n;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Copy between packed bytes and the blocks: in (packed -> blocks, a put) or out. */
+static void blocks_copy(const struct iovec *iov, MPI_Aint niov, char *packed, int in)
+{
+    for (MPI_Aint i = 0; i < niov; i++) {
+        if (in)
+            memcpy(iov[i].iov_base, packed, iov[i].iov_len);
+        else
+            memcpy(packed, iov[i].iov_base, iov[i].iov_len);
+        packed += iov[i].iov_len;
+    }
+}
+
+/* A PUT is a send to the target buffer: as with a receive, a payload shorter than the
+ * buffer is fine, one longer than it stores what fits and fails with MPI_ERR_TRUNCATE, and
+ * one that ends inside an element stores the whole elements and fails with MPI_ERR_TYPE
+ * (what MPIR_Localcopy does on the direct path). */
+static int put_apply(const mm_rma_op_view_t * v, char *addr, int *errclass)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint actual = 0, niov;
+    uint64_t fits = MPL_MIN(v->hdr.data_len, v->tsize);
+    struct iovec *iov = NULL;
+
+    if (v->hdr.nseg == 0) {
+        mpi_errno = MPIR_Typerep_unpack(v->data, (MPI_Aint) fits, addr, v->hdr.target_count,
+                                        v->hdr.target_type, 0, &actual);
+        MPIR_ERR_CHECK(mpi_errno);
+    } else {
+        if (v->bsize)
+            fits -= fits % v->bsize;
+        mpi_errno = footprint_iov(addr, v, fits, &iov, &niov);
+        MPIR_ERR_CHECK(mpi_errno);
+        blocks_copy(iov, niov, (char *) v->data, 1);
+        actual = (MPI_Aint) fits;
+    }
+    if (v->hdr.data_len > v->tsize)
+        *errclass = MPI_ERR_TRUNCATE;
+    else if ((uint64_t) actual != v->hdr.data_len)
+        *errclass = MPI_ERR_TYPE;
+
+  fn_exit:
+    MPL_free(iov);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* Apply one decoded operation at addr (checked against the window); *result (malloc'ed,
+ * result_len bytes) is what the answer carries. */
+static int op_apply(MPIR_Win * win, const mm_rma_op_view_t * v, char *addr, void **result,
+                    int *errclass)
+{
+    int mpi_errno = MPI_SUCCESS;
+    const mm_rma_hdr_t *hdr = &v->hdr;
+    MPI_Datatype type = hdr->target_type, basic = hdr->basic_type;
+    MPI_Aint actual, nelem = 0, niov = 0;
+    struct iovec *iov = NULL;
     void *res = NULL;
 
-    *errclass = op_validate(hdr, type, &tsize);
-    if (*errclass)
-        goto fn_exit;
-    if (!target_addr(win, hdr, type, &addr)) {
-        *errclass = MPI_ERR_RMA_RANGE;
-        goto fn_exit;
-    }
     if (hdr->result_len > 0) {
         res = MPL_malloc(hdr->result_len, MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(res == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                              "RMA answer");
     }
+    if (v->bsize)
+        nelem = (MPI_Aint) ((hdr->op == MM_RMA_RMW2 ? hdr->data_len / 2 :
+                             MPL_MAX(hdr->data_len, hdr->result_len)) / v->bsize);
+    if (hdr->nseg > 0 && hdr->op != MM_RMA_PUT) {
+        mpi_errno = footprint_iov(addr, v, hdr->op == MM_RMA_GET ? hdr->result_len :
+                                  (uint64_t) nelem * v->bsize, &iov, &niov);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     switch (hdr->op) {
         case MM_RMA_PUT:
-            mpi_errno = put_apply(hdr, type, data, addr, errclass);
+            mpi_errno = put_apply(v, addr, errclass);
             break;
         case MM_RMA_GET:
-            mpi_errno = MPIR_Typerep_pack(addr, hdr->target_count, type, 0, res,
-                                          hdr->result_len, &actual);
+            if (hdr->nseg == 0)
+                mpi_errno = MPIR_Typerep_pack(addr, hdr->target_count, type, 0, res,
+                                              hdr->result_len, &actual);
+            else
+                blocks_copy(iov, niov, res, 0);
             break;
         case MM_RMA_ACC:
         case MM_RMA_GET_ACC:
-            MPIR_Datatype_get_size_macro(hdr->basic_type, basic_size);
-            mpi_errno = mm_rma_acc_apply(win, addr, hdr->target_count, type, data,
-                                         (MPI_Aint) MPL_MAX(hdr->data_len, hdr->result_len) /
-                                         basic_size, hdr->basic_type, hdr->acc_op, res);
+            if (hdr->nseg == 0)
+                mpi_errno = mm_rma_acc_apply(win, addr, hdr->target_count, type, v->data, nelem,
+                                             basic, hdr->acc_op, res);
+            else
+                mpi_errno = mm_rma_acc_apply_blocks(win, iov, niov, v->data, nelem, basic,
+                                                    hdr->acc_op, res);
             break;
         case MM_RMA_CAS:
-            mpi_errno = mm_rma_cas_apply(win, addr, type, data, data + hdr->data_len / 2, res);
+            mpi_errno = mm_rma_cas_apply(win, addr, type, v->data, v->data + hdr->data_len / 2,
+                                         res);
             break;
         case MM_RMA_RMW2:
-            MPIR_Datatype_get_size_macro(hdr->basic_type, basic_size);
-            mpi_errno = mm_rma_rmw2_apply(win, addr, hdr->target_count, type, data,
-                                          data + hdr->data_len / 2,
-                                          (MPI_Aint) (hdr->data_len / 2) / basic_size,
-                                          hdr->basic_type, hdr->acc_op, res);
+            if (hdr->nseg == 0)
+                mpi_errno = mm_rma_rmw2_apply(win, addr, hdr->target_count, type, v->data,
+                                              v->data + hdr->data_len / 2, nelem, basic,
+                                              hdr->acc_op, res);
+            else
+                mpi_errno = mm_rma_rmw2_apply_blocks(win, iov, niov, v->data,
+                                                     v->data + hdr->data_len / 2, nelem, basic,
+                                                     hdr->acc_op, res);
             break;
     }
     if (mpi_errno)
         *errclass = MPIR_ERR_GET_CLASS(mpi_errno);
 
   fn_exit:
+    MPL_free(iov);
     *result = res;
     return mpi_errno;
   fn_fail:
     goto fn_exit;
 }
 
-/* Apply a complete operation, answer it, and free it. */
-static int op_execute(MPIR_Win * win, mm_rma_rx_t * rx)
+/* Apply a complete, decoded operation, answer it, and free it. A failure to apply is the
+ * origin's error, reported in the answer; the target goes on. */
+static int op_execute(MPIR_Win * win, mm_rma_rx_t * rx, const mm_rma_op_view_t * v)
 {
     int mpi_errno = MPI_SUCCESS;
-    const mm_rma_hdr_t *hdr = (const mm_rma_hdr_t *) rx->buf;
-    const char *flat = rx->buf + sizeof(mm_rma_hdr_t);
-    MPIR_Datatype *dt = NULL;
-    MPI_Datatype type = hdr->target_type;
     void *result = NULL;
     int errclass = 0;
+    char *addr;
 
-    if (hdr->flat_sz > 0) {
-        /* The origin's derived datatype, rebuilt here for the length of the operation. */
-        dt = (MPIR_Datatype *) MPIR_Handle_obj_alloc(&MPIR_Datatype_mem);
-        MPIR_ERR_CHKANDJUMP1(dt == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                             "RMA target datatype");
-        MPIR_Object_set_ref(dt, 1);
-        mpi_errno = MPIR_Typerep_unflatten(dt, (void *) flat);
-        MPIR_ERR_CHECK(mpi_errno);
-        type = dt->handle;
-    }
-    mpi_errno = op_apply(win, hdr, type, flat + hdr->flat_sz, &result, &errclass);
-    /* A failure to apply is the origin's error, reported in the answer; the target goes on. */
+    if (!target_addr(win, v, &addr))
+        errclass = MPI_ERR_RMA_RANGE;
+    else
+        (void) op_apply(win, v, addr, &result, &errclass);
     mpi_errno = mm_rma_send_resp(win, rx->car.vc, rx->pkt.sreq, errclass, result,
-                                 errclass ? 0 : hdr->result_len);
-
-  fn_exit:
-    if (dt)
-        MPIR_Datatype_ptr_release(dt);
+                                 errclass ? 0 : v->hdr.result_len);
     MPL_free(result);
     MPL_free(rx);
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
 
 static int lock_compatible(MPIR_Win * win, int type);
 static int lock_enqueue(MPIR_Win * win, int rank, int type, void *op);
 
+/* Decode a complete operation; one the decoder refuses is answered with its error class. */
+static int op_decode(MPIR_Win * win, mm_rma_rx_t * rx, mm_rma_op_view_t * v, int *refused)
+{
+    mm_wire_err_t err = mm_rma_wire_decode(rx->buf, rx->pkt.data_sz, wire_type_info, v);
+    int mpi_errno = MPI_SUCCESS;
+
+    *refused = err != MM_WIRE_OK;
+    if (*refused) {
+        mpi_errno = mm_rma_send_resp(win, rx->car.vc, rx->pkt.sreq, wire_errclass(err), NULL,
+                                     0);
+        MPL_free(rx);
+    }
+    return mpi_errno;
+}
+
 int mm_rma_op_payload_done(mm_car_t * car)
 {
-    int mpi_errno = MPI_SUCCESS;
     mm_rma_rx_t *rx = (mm_rma_rx_t *) ((char *) car - offsetof(mm_rma_rx_t, car));
-    const mm_rma_hdr_t *hdr = (const mm_rma_hdr_t *) rx->buf;
     MPIR_Win *win = mm_win_lookup(rx->pkt.context_id);
+    mm_rma_op_view_t v;
+    int mpi_errno, refused;
 
-    /* The window cannot go away while an origin has operations on it unanswered. */
-    MPIR_Assert(win != NULL);
-    if (hdr->op == 0 || hdr->op >= MM_RMA_OP_LAST || hdr->data_len > rx->pkt.data_sz ||
-        sizeof(mm_rma_hdr_t) + hdr->flat_sz + hdr->data_len != rx->pkt.data_sz) {
+    /* The window cannot go away while an origin has operations on it unanswered; one that
+     * did is a peer's error, answered as such. */
+    if (win == NULL) {
         mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__,
-                                         __LINE__, MPI_ERR_OTHER, "**mm|badpkt",
-                                         "**mm|badpkt %d %d %d", car->vc->lpid,
-                                         rx->pkt.version, rx->pkt.kind);
+                                             __LINE__, MPI_ERR_OTHER, "**mm|rmawin",
+                                             "**mm|rmawin %d %d", car->vc->lpid,
+                                             (int) rx->pkt.context_id);
         MPL_free(rx);
         return mpi_errno;
     }
+    mpi_errno = op_decode(win, rx, &v, &refused);
+    if (refused)
+        return mpi_errno;
     /* An implicit epoch (MPI_Rmw) is an exclusive lock request that carries its operation:
      * applied now if the lock is free and nobody waits, else when its turn comes. Either
      * way it holds the lock only while it is applied, so nothing is left to release. */
-    if ((hdr->flags & MM_RMA_HDR_IMPLICIT_LOCK) &&
+    if ((v.hdr.flags & MM_RMA_HDR_IMPLICIT_LOCK) &&
         (win->dev.lockq_head != NULL || !lock_compatible(win, MPI_LOCK_EXCLUSIVE)))
         return lock_enqueue(win, rx->pkt.rank, MPI_LOCK_EXCLUSIVE, rx);
-    return op_execute(win, rx);
+    return op_execute(win, rx, &v);
 }
 
 /* --- the window lock --- */
@@ -348,9 +404,15 @@ static int lock_grant_waiters(MPIR_Win * win)
         win->dev.lockq_head = w->next;
         if (win->dev.lockq_head == NULL)
             win->dev.lockq_tail = NULL;
-        if (w->op)
-            mpi_errno = op_execute(win, w->op);
-        else
+        if (w->op) {
+            /* Decoded when it arrived; decoding again is cheaper than keeping the view. */
+            mm_rma_op_view_t v;
+            int refused;
+
+            mpi_errno = op_decode(win, w->op, &v, &refused);
+            if (!refused)
+                mpi_errno = op_execute(win, w->op, &v);
+        } else
             mpi_errno = lock_grant(win, w->rank, w->type);
         MPL_free(w);
         MPIR_ERR_CHECK(mpi_errno);

@@ -53,26 +53,10 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-#define MM_PORT_PREFIX "mmport:"
-#define MM_PORT_MAGIC 0x6d6d706fu       /* "mmpo" */
 #define MM_PORT_TAG_REPLY 0
 #define MM_PORT_TAG_SWAP 1
 #define MM_PARENT_PORT_KEY "PARENT_ROOT_PORT_NAME"
-#define MM_DESCR_MAX 1024
-
-enum { MM_PORT_OK = 0, MM_PORT_REFUSED = 1 };
-
-typedef struct mm_port_req {
-    uint32_t magic;
-    uint32_t ctx;               /* the connector's receive context (C) */
-    char descr[MM_DESCR_MAX];   /* the connector root */
-} mm_port_req_t;
-
-typedef struct mm_port_reply {
-    uint32_t magic;
-    uint32_t ctx;               /* the acceptor's receive context (A) */
-    int32_t status;             /* MM_PORT_* */
-} mm_port_reply_t;
+#define MM_DESCR_MAX MM_PORT_DESCR_MAX
 
 typedef struct mm_port {
     int tag;
@@ -87,20 +71,11 @@ static int last_port_tag;
 static int port_parse(const char *port_name, int *tag, uint64_t * gpid, const char **cards)
 {
     int mpi_errno = MPI_SUCCESS;
-    const char *p = port_name;
-    char *end;
-    long t;
+    size_t n = port_name ? strnlen(port_name, MPI_MAX_PORT_NAME) : 0;
 
-    if (port_name == NULL || strncmp(p, MM_PORT_PREFIX, strlen(MM_PORT_PREFIX)) != 0)
-        goto bad;
-    p += strlen(MM_PORT_PREFIX);
-    t = strtol(p, &end, 10);
-    if (end == p || *end != ':' || t <= 0 || t > INT_MAX)
-        goto bad;
-    if (!mm_vc_parse_descr(end + 1, gpid, cards))
-        goto bad;
-    *tag = (int) t;
-    return MPI_SUCCESS;
+    if (port_name && n < MPI_MAX_PORT_NAME &&
+        mm_wire_port_parse(port_name, n + 1, tag, gpid, cards) == MM_WIRE_OK)
+        return MPI_SUCCESS;
 
   bad:
     MPIR_ERR_SET1(mpi_errno, MPI_ERR_PORT, "**mm|badport", "**mm|badport %s",
@@ -168,7 +143,7 @@ static int connect_timeout(MPIR_Info * info)
 
 /* Answer a REQ (taken from the port channel) on the connector's context. With status OK
  * the one-to-one intercommunicator stays for the exchange (*tmp); otherwise it is gone. */
-static int port_reply(const mm_port_req_t * req, int status, MPIR_Comm ** tmp)
+static int port_reply(const mm_port_req_t * req, size_t got, int status, MPIR_Comm ** tmp)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *sreq;
@@ -179,10 +154,8 @@ static int port_reply(const mm_port_req_t * req, int status, MPIR_Comm ** tmp)
     int lpid;
 
     *tmp = NULL;
-    MPIR_ERR_CHKANDJUMP1(req->magic != MM_PORT_MAGIC || req->ctx > UINT16_MAX ||
-                         memchr(req->descr, '\0', sizeof(req->descr)) == NULL ||
-                         !mm_vc_parse_descr(req->descr, &gpid, &cards), mpi_errno,
-                         MPI_ERR_OTHER, "**mm|badport", "**mm|badport %s",
+    MPIR_ERR_CHKANDJUMP1(mm_wire_port_req_check(req, got, &gpid, &cards) != MM_WIRE_OK,
+                         mpi_errno, MPI_ERR_OTHER, "**mm|badport", "**mm|badport %s",
                          "(a malformed connect request)");
     mpi_errno = mm_vc_lookup(gpid, cards, 1, &lpid);
     MPIR_ERR_CHECK(mpi_errno);
@@ -227,7 +200,23 @@ static int port_post_recv(int tag, mm_port_req_t * buf, MPIR_Request ** req)
                       MM_CTX_PORT - self->recvcontext_id, req);
 }
 
-/* Acceptor root: take the oldest REQ on the port and answer it. */
+/* A message on a port that is not a connect request: reported once (with
+ * MPIR_CVAR_MM_REPORT_METHODS, as tcp reports refused connections), then dropped. */
+static void port_refused(const char *port_name)
+{
+    static int reported;
+
+    if (MPIR_CVAR_MM_REPORT_METHODS && !reported) {
+        fprintf(stderr, "mm: rank %d dropped a malformed connect request on port %s (further "
+                "ones are not reported)\n", MPIR_Process.rank, port_name);
+        reported = 1;
+    }
+}
+
+/* Acceptor root: take the oldest REQ on the port and answer it. Anyone who has the port
+ * name can send to the port, so a REQ that is not one (wrong size, magic, context or
+ * description) is dropped and the accept waits for the next: a stray message must not
+ * fail the call. */
 static int accept_root(const char *port_name, MPIR_Comm ** tmp)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -245,13 +234,25 @@ static int accept_root(const char *port_name, MPIR_Comm ** tmp)
     req = MPL_malloc(sizeof(*req), MPL_MEM_DYNAMIC);
     MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm connect request");
-    mpi_errno = port_post_recv(tag, req, &rreq);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = MPID_Wait(rreq, MPI_STATUS_IGNORE);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = rreq->status.MPI_ERROR;
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = port_reply(req, MM_PORT_OK, tmp);
+    for (;;) {
+        size_t got;
+
+        memset(req, 0, sizeof(*req));
+        mpi_errno = port_post_recv(tag, req, &rreq);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPID_Wait(rreq, MPI_STATUS_IGNORE);
+        MPIR_ERR_CHECK(mpi_errno);
+        got = (size_t) MPIR_STATUS_GET_COUNT(rreq->status);
+        mpi_errno = rreq->status.MPI_ERROR;
+        MPIR_Request_free(rreq);
+        rreq = NULL;
+        if (mpi_errno == MPI_SUCCESS && mm_wire_port_req_check(req, got, &gpid, &cards) == MM_WIRE_OK)
+            break;
+        /* Truncated (longer than a REQ) or malformed: not a connect request. */
+        port_refused(port_name);
+        mpi_errno = MPI_SUCCESS;
+    }
+    mpi_errno = port_reply(req, sizeof(*req), MM_PORT_OK, tmp);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -334,8 +335,10 @@ static int connect_root(const char *port_name, int timeout, MPIR_Comm ** tmp)
         MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_PORT, "**mm|connecttimeout",
                              "**mm|connecttimeout %s %d", port_name, timeout);
     }
-    MPIR_ERR_CHKANDJUMP1(reply.magic != MM_PORT_MAGIC || reply.ctx > UINT16_MAX, mpi_errno,
-                         MPI_ERR_PORT, "**mm|badport", "**mm|badport %s", port_name);
+    MPIR_ERR_CHKANDJUMP1(mm_wire_port_reply_check(&reply, (size_t)
+                                                  MPIR_STATUS_GET_COUNT(rreq->status)) !=
+                         MM_WIRE_OK, mpi_errno, MPI_ERR_PORT, "**mm|badport", "**mm|badport %s",
+                         port_name);
     MPIR_ERR_CHKANDJUMP2(reply.status != MM_PORT_OK, mpi_errno, MPI_ERR_PORT,
                          "**mm|portclosed", "**mm|portclosed %s %s", port_name,
                          "the port was closed before it accepted this connect");
@@ -386,14 +389,15 @@ int MPID_Close_port(const char *port_name)
         MPIR_ERR_CHECK(mpi_errno);
         if (!found)
             break;
-        req = MPL_malloc(sizeof(*req), MPL_MEM_DYNAMIC);
+        req = MPL_calloc(1, sizeof(*req), MPL_MEM_DYNAMIC);
         MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                              "mm connect request");
         mpi_errno = port_post_recv(tag, req, &rreq);
         if (mpi_errno == MPI_SUCCESS)
             mpi_errno = MPID_Wait(rreq, MPI_STATUS_IGNORE);
         if (mpi_errno == MPI_SUCCESS && rreq->status.MPI_ERROR == MPI_SUCCESS)
-            (void) port_reply(req, MM_PORT_REFUSED, &tmp);      /* best effort */
+            (void) port_reply(req, (size_t) MPIR_STATUS_GET_COUNT(rreq->status),
+                              MM_PORT_REFUSED, &tmp);   /* best effort */
         if (rreq)
             MPIR_Request_free(rreq);
         MPL_free(req);

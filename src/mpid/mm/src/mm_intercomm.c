@@ -114,7 +114,7 @@ int mm_group_swap(MPIR_Comm * local_comm, MPIR_Comm * peer_comm, int peer_rank, 
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_ERR_CHKANDJUMP1(peer_hdr[1] <= 0, mpi_errno, MPI_ERR_OTHER, "**mm|badgroup",
                          "**mm|badgroup %d", peer_hdr[1]);
-    info->blob = MPL_malloc(peer_hdr[1], MPL_MEM_COMM);
+    info->blob = MPL_calloc(1, peer_hdr[1], MPL_MEM_COMM);
     MPIR_ERR_CHKANDJUMP1(info->blob == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "mm group descriptions");
     mpi_errno = MPIC_Sendrecv(my_blob, hdr[1], MPI_CHAR, peer_rank, tag, info->blob,
@@ -153,7 +153,7 @@ int mm_group_bcast(MPIR_Comm * local_comm, int root, mm_group_info_t * info)
         info->remote_size = hdr[0];
         info->blob_len = hdr[1];
         info->is_low_group = hdr[2];
-        info->blob = MPL_malloc(hdr[1], MPL_MEM_COMM);
+        info->blob = MPL_calloc(1, hdr[1], MPL_MEM_COMM);
         MPIR_ERR_CHKANDJUMP1(info->blob == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                              "**nomem %s", "mm group descriptions");
     }
@@ -170,7 +170,7 @@ int mm_group_lpids(const mm_group_info_t * info, uint64_t ** lpids_out)
 {
     int mpi_errno = MPI_SUCCESS;
     uint64_t *lpids = MPL_malloc(info->remote_size * sizeof(uint64_t), MPL_MEM_COMM);
-    const char *p = info->blob, *end = info->blob + info->blob_len;
+    size_t pos = 0;
 
     MPIR_ERR_CHKANDJUMP1(lpids == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm intercomm lpids");
@@ -178,14 +178,14 @@ int mm_group_lpids(const mm_group_info_t * info, uint64_t ** lpids_out)
         uint64_t gpid;
         const char *cards;
         int lpid;
-        size_t n = p < end ? strnlen(p, end - p) : 0;
 
-        MPIR_ERR_CHKANDJUMP1(n == 0 || p + n >= end || !mm_vc_parse_descr(p, &gpid, &cards),
-                             mpi_errno, MPI_ERR_OTHER, "**mm|badgroup", "**mm|badgroup %d", i);
+        MPIR_ERR_CHKANDJUMP1(info->blob_len <= 0 ||
+                             mm_wire_group_next(info->blob, (size_t) info->blob_len, &pos, &gpid,
+                                                &cards) != MM_WIRE_OK, mpi_errno,
+                             MPI_ERR_OTHER, "**mm|badgroup", "**mm|badgroup %d", i);
         mpi_errno = mm_vc_lookup(gpid, cards, 1, &lpid);
         MPIR_ERR_CHECK(mpi_errno);
         lpids[i] = (uint64_t) lpid;
-        p += n + 1;
     }
     *lpids_out = lpids;
     lpids = NULL;

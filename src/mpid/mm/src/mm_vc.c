@@ -179,21 +179,6 @@ int mm_vc_describe(int lpid, int with_cards, char *buf, size_t len)
     return m < 0 ? -1 : n + m;
 }
 
-int mm_vc_parse_descr(const char *descr, uint64_t * gpid, const char **cards)
-{
-    char *end;
-    unsigned long long g;
-
-    if (strlen(descr) < 16)
-        return 0;
-    g = strtoull(descr, &end, 16);
-    if (end != descr + 16 || (*end != '\0' && *end != '/'))
-        return 0;
-    *gpid = g;
-    *cards = *end ? end : NULL;
-    return 1;
-}
-
 /* A bound VC's method finishes its queued writes and lets it go. */
 static int vc_close(mm_vc_t * vc)
 {

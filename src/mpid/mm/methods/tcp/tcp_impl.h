@@ -41,13 +41,13 @@
 
 #include <stdint.h>
 #include <netinet/in.h>
+#include "tcp_card.h"
 
 /* Method-private packet kind, above every mm_pkt_kind_t; never reaches the engine. */
 #define TCP_PKT_BYE 0xf0
 
 #define TCP_HELLO_MAGIC 0x6d6d7463u     /* "mmtc" */
 #define TCP_WIRE_VERSION 2
-#define TCP_MAX_ADDRS 8
 #define TCP_RBUF_SIZE (64 * 1024)
 #define TCP_MAX_IOV 64
 
@@ -104,13 +104,6 @@ typedef struct tcp_vc {
     uint8_t failed;             /* the peer is gone: every further write fails */
 } tcp_vc_t;
 
-/* What a peer's card says. */
-typedef struct tcp_peer {
-    uint64_t token;
-    uint16_t port;
-    int naddrs;
-    struct in_addr addrs[TCP_MAX_ADDRS];
-} tcp_peer_t;
 
 static inline tcp_vc_t *tcp_vc(mm_vc_t * vc)
 {
@@ -132,7 +125,6 @@ typedef struct tcp_state {
 
 extern tcp_state_t tcp_state;
 
-int tcp_parse_card(const char *card, tcp_peer_t * peer);
 
 /* tcp_conn.c: connection setup */
 int tcp_conn_start(mm_vc_t * vc);

@@ -21,33 +21,16 @@ int tcp_post_read(mm_car_t * car)
     return MPI_SUCCESS;
 }
 
-static int pkt_valid(mm_vc_t * vc, const mm_pkt_t * pkt)
+/* The framing tcp needs before handing an envelope to the engine, which checks the rest
+ * (mm_wire_envelope_check): the version, and the method's own BYE, after which the peer
+ * sends nothing. */
+static int pkt_valid(const tcp_conn_t * conn, const mm_pkt_t * pkt)
 {
-    if (pkt->version != MM_PKT_VERSION || pkt->reserved != 0)
+    if (pkt->version != MM_PKT_VERSION || conn->got_bye)
         return 0;
-    switch (pkt->kind) {
-        case MM_PKT_EAGER:
-        case MM_PKT_EAGER_SYNC:
-            /* The receiver allocates this much for an unexpected message. */
-            return pkt->data_sz <= vc->eager_limit;
-        case MM_PKT_RTS:
-        case MM_PKT_DATA:
-            /* Only a request this process posted takes it, and must match its size. */
-            return 1;
-        case MM_PKT_RMA_OP:
-        case MM_PKT_RMA_RESP:
-            /* An operation on our window, or the answer to one of ours; rma/ checks it. */
-            return 1;
-        case MM_PKT_SYNC_ACK:
-        case MM_PKT_CTS:
-        case MM_PKT_CANCEL_REQ:
-        case MM_PKT_CANCEL_RESP:
-        case MM_PKT_RMA_CTRL:
-        case TCP_PKT_BYE:
-            return pkt->data_sz == 0;
-        default:
-            return 0;
-    }
+    if (pkt->kind == TCP_PKT_BYE)
+        return pkt->data_sz == 0 && pkt->reserved == 0;
+    return 1;
 }
 
 /* The connection broke or delivered garbage: close it, and fail the VC unless the peer
@@ -76,7 +59,7 @@ static int deliver_envelope(tcp_conn_t * conn, const mm_pkt_t * pkt)
     int mpi_errno = MPI_SUCCESS;
     mm_vc_t *vc = conn->vc;
 
-    if (!pkt_valid(vc, pkt))
+    if (!pkt_valid(conn, pkt))
         return conn_fail(conn, bad_packet(vc, pkt));
     if (pkt->kind == TCP_PKT_BYE) {
         conn->got_bye = 1;
@@ -85,17 +68,17 @@ static int deliver_envelope(tcp_conn_t * conn, const mm_pkt_t * pkt)
     vc->rhead.pkt = *pkt;
     vc->rdata = NULL;
     mpi_errno = mm_cq_complete(&vc->rhead);
-    MPIR_ERR_CHECK(mpi_errno);
+    if (mpi_errno)
+        /* The engine refused the envelope: its payload, if any, is still in the stream,
+         * and nothing after it can be framed. */
+        return conn_fail(conn, mpi_errno);
     if (mm_pkt_has_payload(pkt)) {
         /* The engine must have said where all data_sz bytes go. */
         if (vc->rdata == NULL || mm_buf_remaining(&vc->rdata->buf) != pkt->data_sz)
             return conn_fail(conn, bad_packet(vc, pkt));
     }
 
-  fn_exit:
     return mpi_errno;
-  fn_fail:
-    goto fn_exit;
 }
 
 /* Move buffered bytes into the payload in flight; complete it when full. */
