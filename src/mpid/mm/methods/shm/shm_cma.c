@@ -137,7 +137,7 @@ static void cma_help(mm_vc_t * vc, shm_pair_t * pair, int *made_progress)
 
 static size_t desc_room(void)
 {
-    return (size_t) shm_state.seg->cell_size - sizeof(mm_pkt_t) - sizeof(shm_cma_desc_t);
+    return (size_t) shm_state.cell_size - sizeof(mm_pkt_t) - sizeof(shm_cma_desc_t);
 }
 
 int shm_cma_usable(mm_vc_t * vc, const mm_car_t * head)

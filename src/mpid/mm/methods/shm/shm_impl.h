@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #define SHM_NIL (-1)
+#define SHM_BAD (-2)            /* shm_queue_pop: the queue holds an index no cell has */
 #define SHM_SEG_MAGIC 0x6d6d7368u      /* "mmsh" */
 #define SHM_CACHELINE 64
 
@@ -182,6 +183,11 @@ typedef struct shm_state {
     uint32_t *tx_consumed;      /* by local rank: its box's consumed count, as last read */
     uint32_t *rx_pos;           /* by local rank: our next slot position in its box to us */
     int nlocal;
+    /* The layout, as this process computed it (and checked the segment agrees at init):
+     * read from here, never again from the segment another process can write. */
+    int32_t ncells;             /* per process */
+    int32_t ncells_all;         /* nlocal * ncells: every valid cell index is below it */
+    uint32_t cell_size;
     pid_t pid;
     int cma_enabled;            /* MPIR_CVAR_MM_SHM_CMA */
     mm_vc_t **peer_vc;          /* by local rank: VC of an arriving cell's sender */

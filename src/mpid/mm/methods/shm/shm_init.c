@@ -122,6 +122,10 @@ static int shm_init(char *card)
     MPIR_ERR_CHKANDJUMP1(shm_state.peer_vc == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "mm shm peer table");
 
+    shm_state.ncells = ncells;
+    shm_state.ncells_all = nlocal * ncells;
+    shm_state.cell_size = (uint32_t) cell_size;
+
     /* Each process initializes its own queues and cells; the barrier below publishes
      * them before anyone sends. */
     if (me == 0) {
@@ -203,6 +207,9 @@ static int shm_connect(mm_vc_t * vc, const char *card)
     }
     MPIR_Assert(s->local_rank >= 0);
     vc->eager_limit = shm_eager_limit(shm_state.cma_enabled);
+    /* The peer's limit drops to the cells' when its CMA probe fails (shm_cma.c): accept
+     * either. */
+    vc->eager_limit_rx = MPL_MAX(shm_eager_limit(0), shm_eager_limit(1));
     shm_state.peer_vc[s->local_rank] = vc;
     return MPI_SUCCESS;
 }

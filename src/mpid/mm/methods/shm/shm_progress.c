@@ -50,7 +50,7 @@ static int cell_deliver(shm_cell_t * cell, int src)
 
     mpi_errno = shm_peer_vc(src, &vc);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIR_ERR_CHKANDJUMP3(cell->len > (uint32_t) shm_state.seg->cell_size, mpi_errno,
+    MPIR_ERR_CHKANDJUMP3(cell->len > shm_state.cell_size, mpi_errno,
                          MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, -1,
                          -1);
     if (cell->flags & SHM_CELL_ENVELOPE) {
@@ -110,11 +110,13 @@ int shm_read_progress(int *made_progress)
 
         if (idx == SHM_NIL)
             break;
+        MPIR_ERR_CHKANDJUMP1(idx == SHM_BAD, mpi_errno, MPI_ERR_OTHER, "**mm|shmq",
+                             "**mm|shmq %s", "receive");
         /* The sender named in the cell is read once: its process can still write it. */
         mpi_errno = cell_deliver(shm_cell(idx), shm_cell(idx)->src);
         /* The bytes are out (or the packet was rejected): the owner may refill it. Each
          * process owns ncells consecutive cells, whatever the cell says of its sender. */
-        shm_queue_push(&shm_state.ranks[idx / shm_state.seg->ncells].freeq, idx);
+        shm_queue_push(&shm_state.ranks[idx / shm_state.ncells].freeq, idx);
         MPIR_ERR_CHECK(mpi_errno);
         *made_progress = 1;
     }

@@ -11,9 +11,21 @@
  * consumer reads those links with acquire loads, so every byte the producer wrote is
  * visible before the consumer reads the cell. The exchange on tail is acq_rel because it
  * both orders the producer's own link reset before it and hands it the predecessor.
+ *
+ * Trust: head, tail and the links live in memory every local process can write, so pop
+ * checks each index it reads against the number of cells before it turns it into an
+ * address (SHM_BAD otherwise): a local process that scribbles on the segment gets this
+ * one an MPI error, not a wild read. A producer that dies between its swap and its link
+ * store leaves pop waiting for the link; that is the dead-peer case, which the process
+ * manager ends.
  */
 #include "mpidimpl.h"
 #include "shm_impl.h"
+
+static inline int cell_index_ok(int32_t idx)
+{
+    return (uint32_t) idx < (uint32_t) shm_state.ncells_all;
+}
 
 void shm_queue_init(shm_queue_t * q)
 {
@@ -40,8 +52,12 @@ int32_t shm_queue_pop(shm_queue_t * q)
 
     if (idx == SHM_NIL)
         return SHM_NIL;
+    if (!cell_index_ok(idx))
+        return SHM_BAD;
     next = atomic_load_explicit(&shm_cell(idx)->next, memory_order_acquire);
     if (next != SHM_NIL) {
+        if (!cell_index_ok(next))
+            return SHM_BAD;
         /* Producers only write head when tail is NIL, which it is not while idx is
          * queued: the consumer owns head here. */
         atomic_store_explicit(&q->head, next, memory_order_relaxed);
@@ -61,6 +77,8 @@ int32_t shm_queue_pop(shm_queue_t * q)
      * saw a non-NIL predecessor (idx), so it will not touch head. */
     while ((next = atomic_load_explicit(&shm_cell(idx)->next, memory_order_acquire)) == SHM_NIL)
         mm_yield_core();
+    if (!cell_index_ok(next))
+        return SHM_BAD;
     atomic_store_explicit(&q->head, next, memory_order_relaxed);
     return idx;
 }

@@ -27,7 +27,7 @@ static int vc_push(mm_vc_t * vc, int *made_progress)
     shm_vc_t *s = shm_vc(vc);
     shm_queue_t *dst = &shm_state.ranks[s->local_rank].recvq;
     shm_queue_t *mine = &shm_state.ranks[shm_state.my_local].freeq;
-    size_t cell_size = shm_state.seg->cell_size;
+    size_t cell_size = shm_state.cell_size;
 
     while (s->wq_head) {
         mm_car_t *head = s->wq_head;
@@ -53,6 +53,9 @@ static int vc_push(mm_vc_t * vc, int *made_progress)
         idx = shm_queue_pop(mine);
         if (idx == SHM_NIL)
             break;
+        /* Peers return our cells to this queue: one that is not ours is not to be filled. */
+        MPIR_ERR_CHKANDJUMP1(idx == SHM_BAD || idx / shm_state.ncells != shm_state.my_local,
+                             mpi_errno, MPI_ERR_OTHER, "**mm|shmq", "**mm|shmq %s", "free");
         cell = shm_cell(idx);
         cell->flags = 0;
         if (!s->hdr_sent && shm_cma_usable(vc, head)) {
