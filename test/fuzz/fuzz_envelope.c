@@ -1,0 +1,33 @@
+/* Fuzz target: mm_wire_envelope_check (src/mm_wire.c), the check every method's envelopes
+ * pass before the engine acts on them. Invariant: an accepted envelope never announces more
+ * than the engine may allocate for it. */
+#include "fuzz.h"
+#include "mm_wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
+{
+    mm_pkt_t pkt;
+    uint64_t limit = 0;
+
+    if (size < sizeof(pkt))
+        return 0;
+    memcpy(&pkt, data, sizeof(pkt));
+    if (size >= sizeof(pkt) + sizeof(limit))
+        memcpy(&limit, data + sizeof(pkt), sizeof(limit));
+    if (mm_wire_envelope_check(&pkt, limit) == MM_WIRE_OK) {
+        FUZZ_CHECK(pkt.version == MM_PKT_VERSION && pkt.reserved == 0);
+        FUZZ_CHECK(pkt.kind >= MM_PKT_EAGER && pkt.kind < MM_PKT_KIND_LAST);
+        FUZZ_CHECK(pkt.data_sz <= MM_MSG_MAX);
+        if (pkt.kind == MM_PKT_EAGER || pkt.kind == MM_PKT_EAGER_SYNC)
+            FUZZ_CHECK(pkt.data_sz <= limit);
+        switch (pkt.kind) {
+            case MM_PKT_SYNC_ACK:
+            case MM_PKT_CTS:
+            case MM_PKT_CANCEL_REQ:
+            case MM_PKT_CANCEL_RESP:
+            case MM_PKT_RMA_CTRL:
+                FUZZ_CHECK(pkt.data_sz == 0);   /* header-only kinds */
+        }
+    }
+    return 0;
+}
