@@ -59,6 +59,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/methods/shm/shm_queue.c         \
     src/mpid/mm/methods/shm/shm_send.c          \
     src/mpid/mm/methods/shm/shm_progress.c      \
+    src/mpid/mm/methods/shm/shm_life.c          \
     src/mpid/mm/methods/tcp/tcp_init.c          \
     src/mpid/mm/methods/tcp/tcp_conn.c          \
     src/mpid/mm/methods/tcp/tcp_card.c          \

@@ -74,6 +74,10 @@ int mm_rma_write_done(mm_car_t * car);
 extern unsigned long mm_completions;
 void mm_progress_init(void);
 int mm_progress_poll(int *made_progress);
+/* A method lost a peer that had not said goodbye: its process died, or exited without
+ * MPI_Finalize. The method reports the loss once, as the error of the call progressing
+ * then; from then on every progress poll that moves nothing fails too (mm_progress.c). */
+void mm_progress_peer_lost(int lpid);
 /* Give the core to another runnable process: what every wait loop of the device does
  * when it has nothing to poll. Not MPL_sched_yield (nor MPL_thread_yield): MPL's Linux
  * build defines them as nothing (MPL_USE_NOTHING_FOR_YIELD), and these jobs oversubscribe

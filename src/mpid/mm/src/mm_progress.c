@@ -53,6 +53,21 @@ void mm_progress_init(void)
 
 #define MM_PROGRESS_BLOCK_MS 10
 
+/* The first peer a method lost without a goodbye, or -1. mm does not fail the requests
+ * that wait for a lost process one by one (mm_ulfm.c: no failure propagation), so a receive
+ * posted from it, or a collective's next step waiting for it, would wait forever: MPICH's
+ * collectives carry on past a failed step and wait again. Instead the loss is sticky: once
+ * a peer is lost, a poll that moves nothing fails, so every wait that what is already
+ * arriving cannot satisfy ends with MPIX_ERR_PROC_FAILED, and the job ends with errors
+ * (or aborts, under MPI_ERRORS_ARE_FATAL) instead of hanging. */
+static int lost_lpid = -1;
+
+void mm_progress_peer_lost(int lpid)
+{
+    if (lost_lpid < 0)
+        lost_lpid = lpid;
+}
+
 int mm_progress_poll(int *made_progress)
 {
     int mpi_errno;
@@ -61,6 +76,8 @@ int mm_progress_poll(int *made_progress)
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIR_Progress_hook_exec_all(made_progress);
     MPIR_ERR_CHECK(mpi_errno);
+    MPIR_ERR_CHKANDJUMP1(lost_lpid >= 0 && !*made_progress, mpi_errno, MPIX_ERR_PROC_FAILED,
+                         "**mm|peerlost", "**mm|peerlost %d", lost_lpid);
 
   fn_exit:
     return mpi_errno;

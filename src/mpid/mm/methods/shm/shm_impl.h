@@ -48,9 +48,18 @@ typedef struct shm_queue {
     char pad1[SHM_CACHELINE - sizeof(int32_t)];
 } shm_queue_t;
 
+/* Whether a process of the node is still there (shm_life.c): its pid, written once before
+ * the init barrier, and a flag its MPI_Finalize raises before it exits. */
+typedef struct shm_life {
+    _Atomic int32_t pid;
+    _Atomic int32_t left;
+    char pad[SHM_CACHELINE - 2 * sizeof(int32_t)];
+} shm_life_t;
+
 typedef struct shm_rank {
     shm_queue_t recvq;          /* cells addressed to this process */
     shm_queue_t freeq;          /* this process's own cells, free for it to fill */
+    shm_life_t life;
 } shm_rank_t;
 
 #define SHM_CELL_ENVELOPE 0x1   /* the cell starts with an mm_pkt_t */
@@ -191,6 +200,9 @@ typedef struct shm_state {
     pid_t pid;
     int cma_enabled;            /* MPIR_CVAR_MM_SHM_CMA */
     mm_vc_t **peer_vc;          /* by local rank: VC of an arriving cell's sender */
+    pid_t *peer_pid;            /* by local rank: its pid as read at init; 0: not watched */
+    unsigned quiet_polls;       /* progress calls that moved nothing, since the last look */
+    int64_t life_checked_ns;    /* when the peers' pids were last looked at */
     mm_vc_t *active_head;       /* VCs with queued writes */
 } shm_state_t;
 
@@ -226,6 +238,12 @@ int32_t shm_queue_pop(shm_queue_t * q);
 
 int shm_write_progress(int *made_progress);
 int shm_read_progress(int *made_progress);
+/* Peers' lives (shm_life.c): publish ours before the init barrier, read theirs after it,
+ * raise our flag in MPI_Finalize, and on quiet polls notice a peer that vanished. */
+void shm_life_publish(void);
+int shm_life_init(void);
+void shm_life_leave(void);
+int shm_life_poll(int made_progress);
 int shm_post_write(mm_car_t * head);
 int shm_post_read(mm_car_t * car);
 /* The VC of local rank src, bound on first use. */

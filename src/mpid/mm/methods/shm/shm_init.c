@@ -150,6 +150,7 @@ static int shm_init(char *card)
         shm_cell(idx)->src = me;
         shm_queue_push(&shm_state.ranks[me].freeq, idx);
     }
+    shm_life_publish();
     mpi_errno = MPIDU_Init_shm_barrier();
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_ERR_CHKANDJUMP1(shm_state.seg->magic != SHM_SEG_MAGIC ||
@@ -158,6 +159,8 @@ static int shm_init(char *card)
                          MPI_ERR_OTHER, "**mm|shm_init", "**mm|shm_init %s",
                          "processes of this node disagree on the segment layout (check that "
                          "MPIR_CVAR_MM_SHM_* are the same everywhere)");
+    mpi_errno = shm_life_init();
+    MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
     return mpi_errno;
@@ -169,11 +172,13 @@ static int shm_finalize(void)
 {
     int mpi_errno = MPI_SUCCESS;
 
+    shm_life_leave();
     mpi_errno = MPIDU_Init_shm_free(shm_state.seg_base);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = MPIDU_Init_shm_finalize();
     MPIR_ERR_CHECK(mpi_errno);
     MPL_free(shm_state.peer_vc);
+    MPL_free(shm_state.peer_pid);
     MPL_free(shm_state.tx_seq);
     memset(&shm_state, 0, sizeof(shm_state));
 
@@ -219,6 +224,8 @@ static int shm_progress(int *made_progress)
     int mpi_errno = shm_read_progress(made_progress);
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = shm_write_progress(made_progress);
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = shm_life_poll(*made_progress);
     return mpi_errno;
 }
 

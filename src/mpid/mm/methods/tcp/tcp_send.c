@@ -21,6 +21,7 @@ static int vc_lost(mm_vc_t * vc, const char *why)
         tcp_conn_kill(t->conn);
     MPIR_ERR_SET2(mpi_errno, MPIX_ERR_PROC_FAILED, "**mm|tcp_lost", "**mm|tcp_lost %d %s",
                   vc->lpid, why);
+    mm_progress_peer_lost(vc->lpid);
     return mpi_errno;
 }
 
