@@ -8,10 +8,10 @@
  * runs) nor under launchers that leave that to the library. So each process writes its pid
  * into its line of the segment before the init barrier, raises `left` in MPI_Finalize
  * before it can exit, and a process whose progress calls have moved nothing for a while
- * looks at its peers: a pid that no longer exists (kill(pid, 0) fails with ESRCH) whose
- * `left` is not raised is a failed process, reported once as MPIX_ERR_PROC_FAILED
- * (**mm|shm_lost), as tcp reports a lost connection, and to the engine
- * (mm_progress_peer_lost), which fails the waits that can no longer end.
+ * looks at its peers: a pid that no longer exists (kill(pid, 0) fails with ESRCH) or is a
+ * zombie, and whose `left` is not raised, is a failed process, reported once as
+ * MPIX_ERR_PROC_FAILED (**mm|shm_lost), as tcp reports a lost connection, and to the
+ * engine (mm_progress_peer_lost), which fails the waits that can no longer end.
  *
  * Why it is sound:
  * - `left` is stored (release) before the process can exit, and exiting happens-before the
@@ -31,8 +31,10 @@
  */
 #include "mpidimpl.h"
 #include "shm_impl.h"
+#include <fcntl.h>
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SHM_LIFE_QUIET_POLLS 4096
 #define SHM_LIFE_PERIOD_NS (250 * 1000 * 1000LL)
@@ -45,9 +47,31 @@ static int64_t now_ns(void)
     return (int64_t) ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Gone: no such process, or a zombie its parent (the launcher's proxy) has not reaped
+ * yet, which can take as long as the proxy likes (seen: seconds and more with hydra's
+ * -disable-auto-cleanup while two spinning survivors held both cores). */
 static int pid_gone(pid_t pid)
 {
-    return kill(pid, 0) != 0 && errno == ESRCH;
+    char path[64], buf[512];
+    const char *state;
+    ssize_t n;
+    int fd;
+
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last
+     * ')'. */
+    state = strrchr(buf, ')');
+    return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
 }
 
 void shm_life_publish(void)
