@@ -3,10 +3,12 @@
  * MPIX_Comm_failure_get_acked, and the failed-process agreement under MPIX_Comm_agree and
  * MPIX_Comm_shrink).
  *
- * mm does not detect process failures: no method reports a peer as failed, the device never
- * raises MPIX_ERR_PROC_FAILED of its own, and it keeps no list of failed processes. The set of
- * failed processes any rank knows of is therefore always empty, and the three queries below
- * answer exactly that. Revoking a communicator needs a notification protocol between the
+ * mm notices a lost peer (tcp: the connection ended without a goodbye; shm: the process is
+ * gone without having finalized, methods/shm/shm_life.c) and raises MPIX_ERR_PROC_FAILED,
+ * after which every idle wait fails (mm_progress_peer_lost): the job ends instead of
+ * hanging. It does not, however, keep the per-communicator list of failed processes that
+ * ULFM's queries and its agreement need, so the set of failed processes any rank reports is
+ * always empty, and the three queries below answer exactly that. Revoking a communicator needs a notification protocol between the
  * ranks, which mm does not have yet, so MPID_Comm_revoke fails with **notimpl.
  */
 
