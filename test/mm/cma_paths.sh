@@ -10,6 +10,9 @@ set -u
 bin=$MM_TEST_BIN
 gcc -O2 -shared -fPIC -o "$bin/cma_shim.so" "$MM_TEST_SRC/cma_shim.c" -ldl || exit 1
 "$MM_PREFIX/bin/mpicc" -O2 -o "$bin/allpairs" "$MM_TEST_SRC/allpairs.c" || exit 1
+# A sanitized install (MM_SANITIZE=address,...) wants ASan's runtime first in the library
+# list, so it goes ahead of the shim in LD_PRELOAD.
+asan_rt=$(ldd "$MM_PREFIX/lib/libmpich.so.12" | awk '/libasan/ { print $3 }')
 log=$bin/cma_shim.calls
 fail=0
 
@@ -17,7 +20,7 @@ run() {     # run NAME EXPECT [VAR=VALUE ...]: allpairs on 4 processes under the
     local name=$1 expect=$2; shift 2
     rm -f "$log"
     if ! env "$@" MM_CMA_SHIM_LOG="$log" "$MM_PREFIX/bin/mpiexec" -n 4 \
-            -genv LD_PRELOAD "$bin/cma_shim.so" "$bin/allpairs" > "$bin/cma_shim.out" 2>&1 ||
+            -genv LD_PRELOAD "${asan_rt:+$asan_rt:}$bin/cma_shim.so" "$bin/allpairs" > "$bin/cma_shim.out" 2>&1 ||
         ! grep -q "No Errors" "$bin/cma_shim.out"; then
         echo "cma_paths: $name: allpairs failed:"; cat "$bin/cma_shim.out"; fail=1; return
     fi

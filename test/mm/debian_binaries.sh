@@ -34,6 +34,12 @@ fi
 
 lib=$(cd "$MM_PREFIX/lib" && pwd -P)
 export LD_LIBRARY_PATH=$MM_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# A sanitized install (MM_SANITIZE=address,...) needs ASan's runtime first in a program's
+# library list, which Debian's programs, not linked with it, cannot give: the processes get
+# it preloaded.
+preload=()
+asan_rt=$(ldd "$MM_PREFIX/lib/libmpich.so.12" | awk '/libasan/ { print $3 }')
+[ -z "$asan_rt" ] || preload=(-genv LD_PRELOAD "$asan_rt")
 
 # Each libmpich*/libmpi* that PROG needs must come from our lib directory.
 check_ldd() {    # PROG
@@ -58,7 +64,7 @@ np_prog=/usr/bin/NPmpich2
 check_ldd "$np_prog"
 work=$(mktemp -d "$PWD/netpipe.XXXXXX")
 out=$(cd "$work" && MPIR_CVAR_MM_REPORT_METHODS=1 timeout 200 "$MM_PREFIX/bin/mpiexec" -n 2 \
-    "$np_prog" -i -u 1048576 2>&1)
+    ${preload[@]+"${preload[@]}"} "$np_prog" -i -u 1048576 2>&1)
 rc=$?
 echo "$out" | grep -vE '^ *[0-9]+: ' | head -40      # the per-size lines are many
 echo "(NetPIPE: $(grep -cE '^ *[0-9]+: ' <<< "$out") message sizes, mpiexec status $rc)"
@@ -86,7 +92,7 @@ if [ -e "$bt" ]; then
     grep -q "^2 .*Number of precisions" "$work/bt.dat" && grep -q "^'I' 'D' .*Values for precision" "$work/bt.dat" ||
         err "could not cut bt.dat down to the I and D tests: $(cat "$work/bt.dat")"
     start=$SECONDS
-    out=$(cd "$work" && timeout 300 "$MM_PREFIX/bin/mpiexec" -n "$np" "$bt" 2>&1)
+    out=$(cd "$work" && timeout 300 "$MM_PREFIX/bin/mpiexec" -n "$np" ${preload[@]+"${preload[@]}"} "$bt" 2>&1)
     rc=$?
     echo "$out" | tail -60
     echo "(xFbtest on $np processes: mpiexec status $rc after $((SECONDS - start)) s)"

@@ -247,6 +247,7 @@ static int op_apply(MPIR_Win * win, const mm_rma_op_view_t * v, char *addr, void
     MPI_Datatype type = hdr->target_type, basic = hdr->basic_type;
     MPI_Aint actual, nelem = 0, niov = 0;
     struct iovec *iov = NULL;
+    const char *src;
     void *res = NULL;
 
     if (hdr->result_len > 0) {
@@ -275,11 +276,19 @@ static int op_apply(MPIR_Win * win, const mm_rma_op_view_t * v, char *addr, void
             break;
         case MM_RMA_ACC:
         case MM_RMA_GET_ACC:
+            /* The operand: none for MPI_NO_OP (its origin sends none; NULL, as on the
+             * direct path), else one element for each element combined. The kernels read
+             * nelem of them, so a shorter operand would be read past the packet's end. */
+            src = hdr->acc_op == MPI_NO_OP ? NULL : v->data;
+            if (src && hdr->data_len != (uint64_t) nelem * v->bsize) {
+                *errclass = MPI_ERR_TRUNCATE;
+                break;
+            }
             if (hdr->nseg == 0)
-                mpi_errno = mm_rma_acc_apply(win, addr, hdr->target_count, type, v->data, nelem,
+                mpi_errno = mm_rma_acc_apply(win, addr, hdr->target_count, type, src, nelem,
                                              basic, hdr->acc_op, res);
             else
-                mpi_errno = mm_rma_acc_apply_blocks(win, iov, niov, v->data, nelem, basic,
+                mpi_errno = mm_rma_acc_apply_blocks(win, iov, niov, src, nelem, basic,
                                                     hdr->acc_op, res);
             break;
         case MM_RMA_CAS:
