@@ -135,9 +135,9 @@ int shm_life_poll(int made_progress)
         shm_state.peer_pid[r] = 0;      /* looked at no more: it left, or is reported now */
         if (atomic_load_explicit(&shm_state.ranks[r].life.left, memory_order_acquire))
             continue;
-        MPIR_ERR_SET2(mpi_errno, MPIX_ERR_PROC_FAILED, "**mm|shm_lost", "**mm|shm_lost %d %d",
-                      MPIR_Process.node_local_map[r], (int) pid);
-        mm_progress_peer_lost(MPIR_Process.node_local_map[r]);
+        mpi_errno = MM_PEER_LOST(MPIR_Process.node_local_map[r], "**mm|shm_lost",
+                                 "**mm|shm_lost %d %d", MPIR_Process.node_local_map[r],
+                                 (int) pid);
         break;
     }
     return mpi_errno;

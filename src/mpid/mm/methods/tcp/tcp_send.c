@@ -13,16 +13,12 @@ static const mm_pkt_t tcp_bye_pkt = {.version = MM_PKT_VERSION,.kind = TCP_PKT_B
 
 static int vc_lost(mm_vc_t * vc, const char *why)
 {
-    int mpi_errno = MPI_SUCCESS;
     tcp_vc_t *t = tcp_vc(vc);
 
     t->failed = 1;
     if (t->conn)
         tcp_conn_kill(t->conn);
-    MPIR_ERR_SET2(mpi_errno, MPIX_ERR_PROC_FAILED, "**mm|tcp_lost", "**mm|tcp_lost %d %s",
-                  vc->lpid, why);
-    mm_progress_peer_lost(vc->lpid);
-    return mpi_errno;
+    return MM_PEER_LOST(vc->lpid, "**mm|tcp_lost", "**mm|tcp_lost %d %s", vc->lpid, why);
 }
 
 int tcp_post_write(mm_car_t * head)
