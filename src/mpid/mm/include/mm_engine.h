@@ -78,14 +78,12 @@ int mm_progress_poll(int *made_progress);
  * MPI_Finalize. The method reports the loss once, as the error of the call progressing
  * then; from then on every progress poll that moves nothing fails too (mm_progress.c). */
 void mm_progress_peer_lost(int lpid);
-/* Both at once, as a method reports a lost peer: note the loss, and return the error for
- * the call progressing now (class MPIX_ERR_PROC_FAILED; gmsg/smsg and the arguments as for
- * MPIR_ERR_SET*). The error is rooted so that MPICH's collectives cannot loop on it: see
- * mm_progress.c. */
-int mm_peer_lost(int lpid, const char fcname[], int line, const char gmsg[],
-                 const char smsg[], ...);
-#define MM_PEER_LOST(lpid_, gmsg_, ...) \
-    mm_peer_lost(lpid_, __func__, __LINE__, gmsg_, __VA_ARGS__)
+/* The "previous" code of the first error a lost peer causes, where MPICH would put
+ * MPI_SUCCESS: a bare class, so that MPICH's collectives cannot loop on the stack (see
+ * mm_progress.c). Such errors are made with MPIR_Err_create_code(MM_ERR_LOST_ROOT, ...)
+ * written out at each place, since MPICH's message extractor only sees messages passed
+ * to its own error routines and macros. */
+#define MM_ERR_LOST_ROOT MPI_ERR_OTHER
 /* Give the core to another runnable process: what every wait loop of the device does
  * when it has nothing to poll. Not MPL_sched_yield (nor MPL_thread_yield): MPL's Linux
  * build defines them as nothing (MPL_USE_NOTHING_FOR_YIELD), and these jobs oversubscribe

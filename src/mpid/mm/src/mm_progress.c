@@ -10,7 +10,6 @@
  */
 #include "mpidimpl.h"
 #include <sched.h>
-#include <stdarg.h>
 #include <unistd.h>
 
 unsigned long mm_completions;
@@ -69,46 +68,17 @@ void mm_progress_peer_lost(int lpid)
         lost_lpid = lpid;
 }
 
-/* The errors a lost peer causes are rooted in a bare class code (MPI_ERR_OTHER as the
- * "previous" error of the first in the stack; MPICH takes only standard classes there, not
- * MPIX ones) instead of MPI_SUCCESS. Their own class stays MPIX_ERR_PROC_FAILED. Why: MPICH
- * 4.0.2's binomial broadcast, when a receive fails, records the error and then builds its
- * size-mismatch error on top of that same code and adds both to the collective's result;
- * combining them links the stack's last entry back to its first, and MPI_Error_string, or
- * the fatal handler's printing, walks that circle forever (seen: a survivor of a failed
- * peer spinning in MPIR_Err_print_stack_string inside MPI_Barrier's smp broadcast).
- * MPICH links a stack onto the entry whose previous code is MPI_SUCCESS; a stack whose
- * root names a class instead ends there, is never extended, and prints whole. */
-static int lost_error_valist(const char fcname[], int line, const char gmsg[],
-                             const char smsg[], va_list ap)
-{
-    return MPIR_Err_create_code_valist(MPI_ERR_OTHER, MPIR_ERR_RECOVERABLE, fcname,
-                                       line, MPIX_ERR_PROC_FAILED, gmsg, smsg, ap);
-}
-
-int mm_peer_lost(int lpid, const char fcname[], int line, const char gmsg[],
-                 const char smsg[], ...)
-{
-    va_list ap;
-    int err;
-
-    mm_progress_peer_lost(lpid);
-    va_start(ap, smsg);
-    err = lost_error_valist(fcname, line, gmsg, smsg, ap);
-    va_end(ap);
-    return err;
-}
-
-static int lost_error(const char fcname[], int line, const char gmsg[], const char smsg[], ...)
-{
-    va_list ap;
-    int err;
-
-    va_start(ap, smsg);
-    err = lost_error_valist(fcname, line, gmsg, smsg, ap);
-    va_end(ap);
-    return err;
-}
+/* The errors a lost peer causes are rooted in a bare class code (MM_ERR_LOST_ROOT,
+ * MPI_ERR_OTHER, as the "previous" error of the first in the stack; MPICH takes only
+ * standard classes there, not MPIX ones) instead of MPI_SUCCESS. Their own class stays
+ * MPIX_ERR_PROC_FAILED. Why: MPICH 4.0.2's binomial broadcast, when a receive fails,
+ * records the error and then builds its size-mismatch error on top of that same code and
+ * adds both to the collective's result; combining them links the stack's last entry back
+ * to its first, and MPI_Error_string, or the fatal handler's printing, walks that circle
+ * forever (seen: a survivor of a failed peer spinning in MPIR_Err_print_stack_string
+ * inside MPI_Barrier's smp broadcast). MPICH links a stack onto the entry whose previous
+ * code is MPI_SUCCESS; a stack whose root names a class instead ends there, is never
+ * extended, and prints whole. */
 
 int mm_progress_poll(int *made_progress)
 {
@@ -119,8 +89,9 @@ int mm_progress_poll(int *made_progress)
     mpi_errno = MPIR_Progress_hook_exec_all(made_progress);
     MPIR_ERR_CHECK(mpi_errno);
     if (lost_lpid >= 0 && !*made_progress)
-        mpi_errno = lost_error(__func__, __LINE__, "**mm|peerlost", "**mm|peerlost %d",
-                               lost_lpid);
+        mpi_errno = MPIR_Err_create_code(MM_ERR_LOST_ROOT, MPIR_ERR_RECOVERABLE, __func__,
+                                         __LINE__, MPIX_ERR_PROC_FAILED, "**mm|peerlost",
+                                         "**mm|peerlost %d", lost_lpid);
 
   fn_exit:
     return mpi_errno;

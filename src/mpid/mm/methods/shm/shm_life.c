@@ -135,9 +135,11 @@ int shm_life_poll(int made_progress)
         shm_state.peer_pid[r] = 0;      /* looked at no more: it left, or is reported now */
         if (atomic_load_explicit(&shm_state.ranks[r].life.left, memory_order_acquire))
             continue;
-        mpi_errno = MM_PEER_LOST(MPIR_Process.node_local_map[r], "**mm|shm_lost",
-                                 "**mm|shm_lost %d %d", MPIR_Process.node_local_map[r],
-                                 (int) pid);
+        mpi_errno = MPIR_Err_create_code(MM_ERR_LOST_ROOT, MPIR_ERR_RECOVERABLE, __func__,
+                                         __LINE__, MPIX_ERR_PROC_FAILED, "**mm|shm_lost",
+                                         "**mm|shm_lost %d %d", MPIR_Process.node_local_map[r],
+                                         (int) pid);
+        mm_progress_peer_lost(MPIR_Process.node_local_map[r]);
         break;
     }
     return mpi_errno;

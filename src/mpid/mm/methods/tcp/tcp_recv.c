@@ -174,8 +174,11 @@ int tcp_read_progress(tcp_conn_t * conn)
             tcp_conn_kill(conn);
             break;
         }
-        mpi_errno = MM_PEER_LOST(vc->lpid, "**mm|tcp_lost", "**mm|tcp_lost %d %s", vc->lpid,
-                                 n == 0 ? "end of stream without goodbye" : MPL_strerror(errno));
+        mpi_errno = MPIR_Err_create_code(MM_ERR_LOST_ROOT, MPIR_ERR_RECOVERABLE, __func__,
+                                         __LINE__, MPIX_ERR_PROC_FAILED, "**mm|tcp_lost",
+                                         "**mm|tcp_lost %d %s", vc->lpid, n == 0 ?
+                                         "end of stream without goodbye" : MPL_strerror(errno));
+        mm_progress_peer_lost(vc->lpid);
         mpi_errno = conn_fail(conn, mpi_errno);
         goto fn_fail;
     }

@@ -18,7 +18,10 @@ static int vc_lost(mm_vc_t * vc, const char *why)
     t->failed = 1;
     if (t->conn)
         tcp_conn_kill(t->conn);
-    return MM_PEER_LOST(vc->lpid, "**mm|tcp_lost", "**mm|tcp_lost %d %s", vc->lpid, why);
+    mm_progress_peer_lost(vc->lpid);
+    return MPIR_Err_create_code(MM_ERR_LOST_ROOT, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPIX_ERR_PROC_FAILED, "**mm|tcp_lost", "**mm|tcp_lost %d %s",
+                                vc->lpid, why);
 }
 
 int tcp_post_write(mm_car_t * head)
