@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
             memcpy(&reply, data + 1, got < sizeof(reply) ? got : sizeof(reply));
             if (mm_wire_port_reply_check(&reply, got) == MM_WIRE_OK)
                 FUZZ_CHECK(got == sizeof(reply) && (reply.status == MM_PORT_REFUSED ||
+                                                    reply.status == MM_PORT_DENIED ||
                                                     (reply.ctx > 0 && reply.ctx <= 65535)));
             break;
         }

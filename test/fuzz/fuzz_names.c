@@ -7,7 +7,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
 {
     char *s = fuzz_copy(data, size);
-    uint64_t gpid;
+    uint64_t gpid, secret;
     const char *cards;
     char card[64];
     int tag;
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
                     FUZZ_CHECK(strlen(card) > 0 && strlen(card) < sizeof(card));
         }
     }
-    if (mm_wire_port_parse(s, size, &tag, &gpid, &cards) == MM_WIRE_OK) {
+    if (mm_wire_port_parse(s, size, &tag, &secret, &gpid, &cards) == MM_WIRE_OK) {
         FUZZ_CHECK(tag > 0);
         FUZZ_CHECK(cards == NULL || (cards > s && cards < s + size));
     }

@@ -16,11 +16,14 @@ for kind in range(1, 12):
 
 gpid = b"00000001000000a3"
 descr = gpid + b"/tcp/00000000deadbeef:4242:10.0.0.1,127.0.0.1/shm/x"
-seeds["names"] += [descr + b"\0", gpid + b"\0", b"mmport:12:" + descr + b"\0",
-                   b"mmport:0:" + gpid + b"\0", b"mmport:2147483648:" + gpid]
-req = struct.pack("<II", 0x6d6d706f, 7) + descr + b"\0" * (1024 - len(descr))
+secret = b"-0123456789abcdef:"
+seeds["names"] += [descr + b"\0", gpid + b"\0", b"mmport:12" + secret + descr + b"\0",
+                   b"mmport:0" + secret + gpid + b"\0", b"mmport:2147483648" + secret + gpid,
+                   b"mmport:12-0123456789abcde:" + gpid + b"\0", b"mmport:12:" + descr + b"\0"]
+req = (struct.pack("<IIQ", 0x6d6d706f, 7, 0x0123456789abcdef) + descr +
+       b"\0" * (1024 - len(descr)))
 reply_ok = struct.pack("<IIi", 0x6d6d706f, 9, 0)
-seeds["dynproc"] += [b"\0" + req, b"\1" + reply_ok, b"\2" + descr + b"\0" + gpid + b"\0",
+seeds["dynproc"] += [b"\0" + req, b"\1" + reply_ok, b"\1" + struct.pack("<IIi", 0x6d6d706f, 0, 2), b"\2" + descr + b"\0" + gpid + b"\0",
                      b"\0" + req[:100], b"\1" + struct.pack("<IIi", 0x6d6d706f, 0, 1)]
 seeds["tcp_card"] += [b"00000000deadbeef:4242:10.0.0.1,127.0.0.1", b"1:0:", b"x:65536:1.2.3.4",
                       b"00000000deadbeef:4242:" + b",".join([b"10.0.0.%d" % i for i in range(12)])]

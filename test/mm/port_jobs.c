@@ -7,6 +7,8 @@
  *     the other, both ways, with contents that depend on both ranks;
  *   - the merged intracommunicator orders the server's processes first and its allreduce
  *     sums every rank of both jobs;
+ *   - a connect with the port's name altered in its secret fails with MPI_ERR_PORT at once
+ *     (the server answers it DENIED) and the server's accept goes on to take the real one;
  *   - after MPI_Comm_disconnect the name is unpublished and the port closed, and
  *     connecting to the closed port fails with MPI_ERR_PORT instead of hanging (client,
  *     with a 5 s "timeout" info key).
@@ -17,6 +19,37 @@
 #include <unistd.h>
 
 #define BIG (16 << 20)
+
+/* The port's name with one digit of its secret changed (mm port names are
+ * "mmport:TAG-SECRET:..."): the server must answer the connect DENIED, at once, and go on
+ * accepting, so the real connect that follows still succeeds. */
+static void forged_connect(const char *port)
+{
+    char forged[MPI_MAX_PORT_NAME];
+    MPI_Comm inter;
+    MPI_Info info;
+    char *dash;
+    double t0;
+    int rc, cls = -1;
+
+    strcpy(forged, port);
+    dash = strchr(forged, '-');
+    CHECK(strncmp(forged, "mmport:", 7) == 0 && dash != NULL, "unexpected port name %s", port);
+    if (dash == NULL)
+        return;
+    dash[1] = dash[1] == '0' ? '1' : '0';
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "timeout", "60");
+    t0 = MPI_Wtime();
+    rc = MPI_Comm_connect(forged, info, 0, MPI_COMM_WORLD, &inter);
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &cls);
+    CHECK(rc != MPI_SUCCESS && cls == MPI_ERR_PORT,
+          "connect without the port's secret: rc %d, class %d (expected MPI_ERR_PORT)", rc, cls);
+    CHECK(MPI_Wtime() - t0 < 30, "connect without the port's secret took %.1f s (not refused)",
+          MPI_Wtime() - t0);
+    MPI_Info_free(&info);
+}
 
 int main(int argc, char **argv)
 {
@@ -57,6 +90,7 @@ int main(int argc, char **argv)
         MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
         if (port[0] == '\0')
             MPI_Abort(MPI_COMM_WORLD, 1);
+        forged_connect(port);
         CHECK_MPI(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter));
     }
 

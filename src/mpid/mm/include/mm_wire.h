@@ -50,10 +50,12 @@ mm_wire_err_t mm_wire_descr_parse(const char *descr, size_t len, uint64_t * gpid
  * card[len]; MM_WIRE_BAD if absent, empty or too long. */
 mm_wire_err_t mm_wire_cards_find(const char *cards, const char *name, char *card, size_t len);
 
-/* --- port names: PREFIX "TAG:" DESCR, TAG a positive int --- */
+/* --- port names: PREFIX "TAG-SECRET:" DESCR, TAG a positive int, SECRET 16 hex digits
+ * (64 random bits drawn when the port was opened, which a connect request must carry) --- */
 #define MM_PORT_PREFIX "mmport:"
-mm_wire_err_t mm_wire_port_parse(const char *name, size_t len, int *tag, uint64_t * gpid,
-                                 const char **cards);
+#define MM_PORT_SECRET_DIGITS 16
+mm_wire_err_t mm_wire_port_parse(const char *name, size_t len, int *tag, uint64_t * secret,
+                                 uint64_t * gpid, const char **cards);
 
 /* --- the connect request a connector sends to an acceptor's port --- */
 #define MM_PORT_MAGIC 0x6d6d706fu       /* "mmpo" */
@@ -61,6 +63,7 @@ mm_wire_err_t mm_wire_port_parse(const char *name, size_t len, int *tag, uint64_
 typedef struct mm_port_req {
     uint32_t magic;
     uint32_t ctx;               /* the connector's receive context id */
+    uint64_t secret;            /* the port's secret, from its name */
     char descr[MM_PORT_DESCR_MAX];      /* the connector root's description */
 } mm_port_req_t;
 
@@ -70,7 +73,8 @@ typedef struct mm_port_reply {
     int32_t status;             /* MM_PORT_OK / MM_PORT_REFUSED */
 } mm_port_reply_t;
 
-enum { MM_PORT_OK = 0, MM_PORT_REFUSED = 1 };
+/* REFUSED: the port closed before accepting; DENIED: the request lacked the port's secret */
+enum { MM_PORT_OK = 0, MM_PORT_REFUSED = 1, MM_PORT_DENIED = 2 };
 
 /* got: the bytes that arrived. On success the descr is parsed into gpid/cards (pointing
  * into req). */

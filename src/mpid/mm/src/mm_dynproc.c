@@ -2,9 +2,14 @@
  * mm device: dynamic processes. Ports, accept/connect, spawn, disconnect, and the universe
  * size. (MPI_Comm_join and the name service are MPICH's, built on these.)
  *
- * PORTS. A port name is "mmport:<tag>:<description of the opening process>" (mm_vc.h: its
- * gpid and cards), so a process of any job can reach the opener by the normal method
- * selection. The tag, never reused within the process, tells its ports apart.
+ * PORTS. A port name is "mmport:<tag>-<secret>:<description of the opening process>"
+ * (mm_vc.h: its gpid and cards), so a process of any job can reach the opener by the normal
+ * method selection. The tag, never reused within the process, tells its ports apart. The
+ * secret, 64 random bits drawn by MPI_Open_port, is what a connect request must carry: the
+ * description (with tcp's per-process token) is the same in every port the process opens
+ * and tags are easy to guess, so without it anyone who ever saw one of its port names
+ * could connect through any other. A request without it is answered DENIED and the
+ * accept waits for the next.
  *
  * ACCEPT/CONNECT, between the two roots:
  *     connector                                    acceptor (in MPI_Comm_accept)
@@ -60,6 +65,7 @@ cvars:
 
 typedef struct mm_port {
     int tag;
+    uint64_t secret;
     struct mm_port *next;
 } mm_port_t;
 
@@ -68,13 +74,14 @@ static int last_port_tag;
 
 /* --- port names --- */
 
-static int port_parse(const char *port_name, int *tag, uint64_t * gpid, const char **cards)
+static int port_parse(const char *port_name, int *tag, uint64_t * secret, uint64_t * gpid,
+                      const char **cards)
 {
     int mpi_errno = MPI_SUCCESS;
     size_t n = port_name ? strnlen(port_name, MPI_MAX_PORT_NAME) : 0;
 
     if (port_name && n < MPI_MAX_PORT_NAME &&
-        mm_wire_port_parse(port_name, n + 1, tag, gpid, cards) == MM_WIRE_OK)
+        mm_wire_port_parse(port_name, n + 1, tag, secret, gpid, cards) == MM_WIRE_OK)
         return MPI_SUCCESS;
 
   bad:
@@ -103,7 +110,9 @@ int MPID_Open_port(MPIR_Info * info, char *port_name)
     MPIR_ERR_CHKANDJUMP1(port == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm port");
     port->tag = ++last_port_tag;
-    n = snprintf(port_name, MPI_MAX_PORT_NAME, MM_PORT_PREFIX "%d:", port->tag);
+    port->secret = mm_random64();
+    n = snprintf(port_name, MPI_MAX_PORT_NAME, MM_PORT_PREFIX "%d-%0*llx:", port->tag,
+                 MM_PORT_SECRET_DIGITS, (unsigned long long) port->secret);
     if (mm_vc_describe(MPIR_Process.rank, 1, port_name + n, MPI_MAX_PORT_NAME - n) < 0) {
         MPL_free(port);
         MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**mm|portlen", "**mm|portlen %d",
@@ -200,35 +209,38 @@ static int port_post_recv(int tag, mm_port_req_t * buf, MPIR_Request ** req)
                       MM_CTX_PORT - self->recvcontext_id, req);
 }
 
-/* A message on a port that is not a connect request: reported once (with
- * MPIR_CVAR_MM_REPORT_METHODS, as tcp reports refused connections), then dropped. */
-static void port_refused(const char *port_name)
+/* A message on a port that is not a connect request, or one without the port's secret:
+ * reported once (with MPIR_CVAR_MM_REPORT_METHODS, as tcp reports refused connections). */
+static void port_refused(const char *port_name, const char *why)
 {
     static int reported;
 
     if (MPIR_CVAR_MM_REPORT_METHODS && !reported) {
-        fprintf(stderr, "mm: rank %d dropped a malformed connect request on port %s (further "
-                "ones are not reported)\n", MPIR_Process.rank, port_name);
+        fprintf(stderr, "mm: rank %d refused %s on port %s (further ones are not reported)\n",
+                MPIR_Process.rank, why, port_name);
         reported = 1;
     }
 }
 
-/* Acceptor root: take the oldest REQ on the port and answer it. Anyone who has the port
- * name can send to the port, so a REQ that is not one (wrong size, magic, context or
- * description) is dropped and the accept waits for the next: a stray message must not
- * fail the call. */
+/* Acceptor root: take the oldest REQ on the port and answer it. Anyone who can reach this
+ * process can send to the port channel, so a REQ that is not one (wrong size, magic,
+ * context or description) is dropped, and one without the port's secret is answered
+ * DENIED, and the accept waits for the next: a stray message must not fail the call. */
 static int accept_root(const char *port_name, MPIR_Comm ** tmp)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *rreq = NULL;
     mm_port_req_t *req = NULL;
-    uint64_t gpid;
+    uint64_t gpid, secret;
     const char *cards;
+    mm_port_t **pp;
     int tag;
 
-    mpi_errno = port_parse(port_name, &tag, &gpid, &cards);
+    mpi_errno = port_parse(port_name, &tag, &secret, &gpid, &cards);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIR_ERR_CHKANDJUMP2(gpid != mm_my_gpid || port_find(tag) == NULL, mpi_errno, MPI_ERR_PORT,
+    pp = port_find(tag);
+    MPIR_ERR_CHKANDJUMP2(gpid != mm_my_gpid || pp == NULL || (*pp)->secret != secret,
+                         mpi_errno, MPI_ERR_PORT,
                          "**mm|portclosed", "**mm|portclosed %s %s", port_name,
                          "MPI_Comm_accept needs a port this process opened and has not closed");
     req = MPL_malloc(sizeof(*req), MPL_MEM_DYNAMIC);
@@ -246,10 +258,18 @@ static int accept_root(const char *port_name, MPIR_Comm ** tmp)
         mpi_errno = rreq->status.MPI_ERROR;
         MPIR_Request_free(rreq);
         rreq = NULL;
-        if (mpi_errno == MPI_SUCCESS && mm_wire_port_req_check(req, got, &gpid, &cards) == MM_WIRE_OK)
-            break;
+        if (mpi_errno == MPI_SUCCESS && mm_wire_port_req_check(req, got, &gpid, &cards) == MM_WIRE_OK) {
+            MPIR_Comm *denied = NULL;
+
+            if (req->secret == secret)
+                break;
+            /* Tell the connector (best effort: it may be gone), and wait for the next. */
+            port_refused(port_name, "a connect request without the port's secret");
+            (void) port_reply(req, got, MM_PORT_DENIED, &denied);
+            continue;
+        }
         /* Truncated (longer than a REQ) or malformed: not a connect request. */
-        port_refused(port_name);
+        port_refused(port_name, "a malformed connect request");
         mpi_errno = MPI_SUCCESS;
     }
     mpi_errno = port_reply(req, sizeof(*req), MM_PORT_OK, tmp);
@@ -272,12 +292,12 @@ static int connect_root(const char *port_name, int timeout, MPIR_Comm ** tmp)
     mm_port_req_t *req = NULL;
     mm_port_reply_t reply;
     MPIR_Context_id_t ctx = 0;
-    uint64_t gpid;
+    uint64_t gpid, secret;
     const char *cards;
     int tag, lpid;
 
     *tmp = NULL;
-    mpi_errno = port_parse(port_name, &tag, &gpid, &cards);
+    mpi_errno = port_parse(port_name, &tag, &secret, &gpid, &cards);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = mm_vc_lookup(gpid, cards, 1, &lpid);
     MPIR_ERR_CHECK(mpi_errno);
@@ -294,6 +314,7 @@ static int connect_root(const char *port_name, int timeout, MPIR_Comm ** tmp)
     }
     req->magic = MM_PORT_MAGIC;
     req->ctx = ctx;
+    req->secret = secret;
     MPIR_ERR_CHKANDJUMP1(mm_vc_describe(MPIR_Process.rank, 1, req->descr, sizeof(req->descr)) < 0,
                          mpi_errno, MPI_ERR_OTHER, "**mm|portlen", "**mm|portlen %d",
                          MM_DESCR_MAX);
@@ -339,6 +360,8 @@ static int connect_root(const char *port_name, int timeout, MPIR_Comm ** tmp)
                                                   MPIR_STATUS_GET_COUNT(rreq->status)) !=
                          MM_WIRE_OK, mpi_errno, MPI_ERR_PORT, "**mm|badport", "**mm|badport %s",
                          port_name);
+    MPIR_ERR_CHKANDJUMP1(reply.status == MM_PORT_DENIED, mpi_errno, MPI_ERR_PORT,
+                         "**mm|portsecret", "**mm|portsecret %s", port_name);
     MPIR_ERR_CHKANDJUMP2(reply.status != MM_PORT_OK, mpi_errno, MPI_ERR_PORT,
                          "**mm|portclosed", "**mm|portclosed %s %s", port_name,
                          "the port was closed before it accepted this connect");
@@ -363,14 +386,15 @@ int MPID_Close_port(const char *port_name)
 {
     int mpi_errno = MPI_SUCCESS;
     mm_port_t **pp, *port;
-    uint64_t gpid;
+    uint64_t gpid, secret;
     const char *cards;
     int tag, found;
 
-    mpi_errno = port_parse(port_name, &tag, &gpid, &cards);
+    mpi_errno = port_parse(port_name, &tag, &secret, &gpid, &cards);
     MPIR_ERR_CHECK(mpi_errno);
     pp = port_find(tag);
-    MPIR_ERR_CHKANDJUMP2(gpid != mm_my_gpid || pp == NULL, mpi_errno, MPI_ERR_PORT,
+    MPIR_ERR_CHKANDJUMP2(gpid != mm_my_gpid || pp == NULL || (*pp)->secret != secret,
+                         mpi_errno, MPI_ERR_PORT,
                          "**mm|portclosed", "**mm|portclosed %s %s", port_name,
                          "it is not an open port of this process");
     port = *pp;

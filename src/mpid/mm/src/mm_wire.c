@@ -94,11 +94,12 @@ mm_wire_err_t mm_wire_cards_find(const char *cards, const char *name, char *card
     return MM_WIRE_BAD;
 }
 
-mm_wire_err_t mm_wire_port_parse(const char *name, size_t len, int *tag, uint64_t * gpid,
-                                 const char **cards)
+mm_wire_err_t mm_wire_port_parse(const char *name, size_t len, int *tag, uint64_t * secret,
+                                 uint64_t * gpid, const char **cards)
 {
     size_t plen = sizeof(MM_PORT_PREFIX) - 1, i;
     long t = 0;
+    uint64_t s = 0;
 
     if (name == NULL || memchr(name, '\0', len) == NULL || strncmp(name, MM_PORT_PREFIX, plen))
         return MM_WIRE_BAD;
@@ -108,11 +109,23 @@ mm_wire_err_t mm_wire_port_parse(const char *name, size_t len, int *tag, uint64_
         if (t > INT32_MAX || (i == plen && name[i] == '0'))
             return MM_WIRE_BAD;
     }
-    if (i == plen || name[i] != ':')
+    if (i == plen || name[i] != '-')
+        return MM_WIRE_BAD;
+    /* The secret: exactly MM_PORT_SECRET_DIGITS lowercase hex digits (the NUL found above
+     * ends the name before len, so these reads stop at it at the latest). */
+    for (int d = 0; d < MM_PORT_SECRET_DIGITS; d++) {
+        char c = name[++i];
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0)
+            return MM_WIRE_BAD;
+        s = s << 4 | (uint64_t) v;
+    }
+    if (name[++i] != ':')
         return MM_WIRE_BAD;
     if (mm_wire_descr_parse(name + i + 1, len - i - 1, gpid, cards) != MM_WIRE_OK)
         return MM_WIRE_BAD;
     *tag = (int) t;
+    *secret = s;
     return MM_WIRE_OK;
 }
 
@@ -131,7 +144,8 @@ mm_wire_err_t mm_wire_port_reply_check(const mm_port_reply_t * reply, size_t got
         return MM_WIRE_BAD;
     if (reply->status == MM_PORT_OK)
         return reply->ctx > 0 && reply->ctx <= UINT16_MAX ? MM_WIRE_OK : MM_WIRE_BAD;
-    return reply->status == MM_PORT_REFUSED ? MM_WIRE_OK : MM_WIRE_BAD;
+    return reply->status == MM_PORT_REFUSED ||
+        reply->status == MM_PORT_DENIED ? MM_WIRE_OK : MM_WIRE_BAD;
 }
 
 mm_wire_err_t mm_wire_group_next(const char *blob, size_t len, size_t *pos, uint64_t * gpid,
