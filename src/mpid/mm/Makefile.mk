@@ -24,6 +24,7 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mm_method.h             \
     src/mpid/mm/include/mm_xfer.h               \
     src/mpid/mm/include/mm_engine.h             \
+    src/mpid/mm/include/mm_subsys.h             \
     src/mpid/mm/methods/shm/shm_impl.h          \
     src/mpid/mm/methods/tcp/tcp_impl.h          \
     src/mpid/mm/methods/tcp/tcp_card.h          \
@@ -31,6 +32,7 @@ noinst_HEADERS +=                               \
     src/mpid/mm/rma/mm_rma.h
 
 mpi_core_sources +=                             \
+    src/mpid/mm/mm_device.c                     \
     src/mpid/mm/src/mm_init.c                   \
     src/mpid/mm/src/mm_comm.c                   \
     src/mpid/mm/src/mm_intercomm.c              \
@@ -41,6 +43,8 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_xfer.c                   \
     src/mpid/mm/src/mm_recvq.c                  \
     src/mpid/mm/src/mm_cq.c                     \
+    src/mpid/mm/src/mm_proto_send.c             \
+    src/mpid/mm/src/mm_proto_recv.c             \
     src/mpid/mm/src/mm_wire.c                   \
     src/mpid/mm/src/mm_progress.c               \
     src/mpid/mm/src/mm_pt2pt.c                  \
@@ -67,6 +71,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/methods/tcp/tcp_recv.c          \
     src/mpid/mm/methods/tcp/tcp_progress.c      \
     src/mpid/mm/rma/mm_win.c                    \
+    src/mpid/mm/rma/mm_win_registry.c           \
     src/mpid/mm/rma/mm_rma_ops.c                \
     src/mpid/mm/rma/mm_rma_wire.c               \
     src/mpid/mm/rma/mm_rma_target.c             \

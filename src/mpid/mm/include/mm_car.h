@@ -46,7 +46,12 @@ typedef enum mm_car_dir {
 
 /* CAR flags */
 #define MM_CAR_FLAG_FREE 0x1    /* allocated by mm_car_alloc: free it once complete */
-#define MM_CAR_FLAG_RMA  0x2    /* the payload of an RMA packet: rma/ finishes it, not a request */
+
+struct mm_car;
+/* What finishes a CAR whose owner is not a request the engine's own protocols know: a
+ * subsystem above the engine (rma/ for its packets' CARs) sets it, and the completion
+ * queue calls it instead of applying its own rules (mm_cq.c). NULL for the engine's CARs. */
+typedef int (*mm_car_done_fn) (struct mm_car * car);
 
 typedef struct mm_car {
     mm_car_kind_t kind;
@@ -58,6 +63,7 @@ typedef struct mm_car {
     mm_buf_t buf;               /* DATA CARs: the bytes */
     struct mm_car *next;        /* next CAR of the same message (HEAD -> DATA) */
     struct mm_car *qnext;       /* link in a method's queue */
+    mm_car_done_fn done;        /* set by the CAR's owner above the engine, else NULL */
 } mm_car_t;
 
 static inline void mm_buf_init_contig(mm_buf_t * b, void *ptr, size_t len)

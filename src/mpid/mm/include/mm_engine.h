@@ -1,9 +1,16 @@
 /*
  * The mm engine's internal interfaces, shared by the files of src/. Methods use only
- * mm_method.h; rma/ uses only what is declared here.
+ * mm_method.h; the subsystems above the engine (rma/, cancel, partitioned, dynamic
+ * processes: mm_subsys.h) use only what is declared here, and register with it.
  */
 #ifndef MM_ENGINE_H_INCLUDED
 #define MM_ENGINE_H_INCLUDED
+
+/* --- bringing the engine up and down (mm_init.c; MPID_Init and MPID_Finalize) --- */
+/* PMI, requests ids, VCs, the methods and the names of the job's processes. */
+int mm_engine_init(int requested, int *provided);
+/* Every VC finishes its writes, the job waits for everyone, the methods go down. */
+int mm_engine_finalize(void);
 
 /* --- requests (mm_request.c) --- */
 
@@ -16,18 +23,9 @@ int mm_request_cc_done(MPIR_Request * req);
 /* Bytes the receive buffer of rreq can hold. */
 size_t mm_request_capacity(MPIR_Request * rreq);
 
-/* Engine-private request flags, continuing mpidpre.h's MM_REQ_* bits. */
-#define MM_REQ_PART_CHILD  0x40 /* the transfer of a partitioned request, dev.partner */
-
 /* Partitioned traffic matches in its own space, above MPICH's 16-bit context ids, so it
  * never meets an ordinary receive (MPI keeps the two apart). A context offset. */
 #define MM_CTX_PART (1 << 16)
-
-/* --- partitioned communication (mm_part.c) --- */
-/* The transfer child of a partitioned request completed: finish the parent. */
-void mm_part_child_done(MPIR_Request * child);
-int mm_part_start(MPIR_Request * preq);
-void mm_part_comm_free(MPIR_Comm * comm);
 
 /* --- request ids peers may name (mm_reqid.c) --- */
 int mm_reqid_init(void);
@@ -35,6 +33,13 @@ void mm_reqid_finalize(void);
 uint64_t mm_reqid_register(MPIR_Request * req);
 /* The request registered under id, or NULL: ids from the wire are untrusted. */
 MPIR_Request *mm_reqid_lookup(uint64_t id);
+/* The request a peer's packet names by id, checked to be waiting for this very packet
+ * from this peer (of that kind, with every flag of need and none of forbid): a stray or
+ * duplicated answer fails with **mm|badreqid or **mm|unwanted instead of acting on a
+ * request of another kind or state. what names the packet in the message. */
+int mm_reqid_lookup_named(struct mm_vc *vc, uint64_t id, MPIR_Request_kind_t kind,
+                          unsigned need, unsigned forbid, const char *what,
+                          MPIR_Request ** req_out);
 void mm_reqid_release(uint64_t id);
 
 /* --- posted and unexpected queues (mm_recvq.c) --- */
@@ -47,7 +52,7 @@ int mm_recvq_remove_unexp(MPIR_Request * ureq);
 /* Dequeue the unexpected message number seq of vc, if it is still there. */
 MPIR_Request *mm_recvq_take_unexp_seq(struct mm_vc *vc, uint64_t seq);
 
-/* --- protocols (mm_cq.c) --- */
+/* --- point-to-point protocols (mm_proto_send.c, mm_proto_recv.c) --- */
 /* Post the CARs of a send whose request, VC and buffer view are ready. */
 int mm_proto_send(MPIR_Request * sreq, int sync);
 /* A posted receive rreq matched the arrived message ureq (from the unexpected queue or a
@@ -55,18 +60,42 @@ int mm_proto_send(MPIR_Request * sreq, int sync);
 int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq);
 /* Post a header-only control packet to vc. */
 int mm_proto_send_ctrl(struct mm_vc *vc, mm_pkt_kind_t kind, uint64_t sreq_id, uint64_t rreq_id);
+/* Their packets' handlers (the completion queue's table, mm_cq.c). */
+int mm_proto_handle_eager(struct mm_vc *vc, const mm_pkt_t * pkt);     /* and EAGER_SYNC */
+int mm_proto_handle_rts(struct mm_vc *vc, const mm_pkt_t * pkt);
+int mm_proto_handle_cts(struct mm_vc *vc, const mm_pkt_t * pkt);
+int mm_proto_handle_data(struct mm_vc *vc, const mm_pkt_t * pkt);
+int mm_proto_handle_sync_ack(struct mm_vc *vc, const mm_pkt_t * pkt);
+/* The payload of an unexpected message is in (its DATA CAR completed). */
+int mm_proto_unexp_data_done(MPIR_Request * ureq);
 
-/* --- cancel of sends (mm_cancel.c) --- */
-int mm_cancel_handle_req(struct mm_vc *vc, const mm_pkt_t * pkt);
-int mm_cancel_handle_resp(struct mm_vc *vc, const mm_pkt_t * pkt);
+/* --- what the subsystems above the engine register with it ---
+ * The engine (src/: requests, matching, the pt2pt protocols, progress) names no subsystem
+ * above it. Cancel, partitioned requests, rma/ and dynamic processes hook in at MPID_Init
+ * (mm_device.c) through these, so a subsystem is added or changed without touching the
+ * core, and the dependencies run one way: subsystems call the engine, never back. */
 
-/* --- one-sided communication (rma/) --- */
-/* An RMA_OP, RMA_RESP or RMA_CTRL envelope arrived on vc. */
-int mm_rma_handle_pkt(struct mm_vc *vc, const mm_pkt_t * pkt);
-/* The payload an RMA handler posted (a READ DATA CAR flagged MM_CAR_FLAG_RMA) is in. */
-int mm_rma_payload_done(mm_car_t * car);
-/* A WRITE CAR of an RMA packet (flagged MM_CAR_FLAG_RMA) is done with. */
-int mm_rma_write_done(mm_car_t * car);
+/* An envelope of a kind a subsystem owns arrived on vc. The envelope has passed the wire
+ * checks every packet meets (mm_wire_envelope_check); the rest of it is the handler's to
+ * validate. Its payload, if any, is for the handler to post a READ DATA CAR for (with its
+ * own done callback), before it returns. */
+typedef int (*mm_pkt_handler_fn) (struct mm_vc * vc, const mm_pkt_t * pkt);
+/* Claim a packet kind at init; the engine's own kinds are taken. */
+void mm_pkt_register(mm_pkt_kind_t kind, mm_pkt_handler_fn fn);
+
+/* A communicator is being freed (MPID_Comm_free_hook): drop what is kept per
+ * communicator. Up to MM_COMM_FREE_HOOKS of them, called in registration order. */
+typedef void (*mm_comm_free_fn) (MPIR_Comm * comm);
+#define MM_COMM_FREE_HOOKS 4
+void mm_comm_register_free(mm_comm_free_fn fn);
+
+/* Hand a CAR to its VC's method: what every subsystem posts with (a method's entry points
+ * are the engine's business). */
+static inline int mm_car_post(mm_car_t * car)
+{
+    return car->dir == MM_CAR_WRITE ? car->vc->method->post_write(car)
+        : car->vc->method->post_read(car);
+}
 
 /* --- progress (mm_progress.c) --- */
 /* Requests the engine has completed so far: a blocking wait returns when this moves, even
@@ -121,8 +150,6 @@ int mm_group_swap(MPIR_Comm * local_comm, MPIR_Comm * peer_comm, int peer_rank, 
 int mm_group_bcast(MPIR_Comm * local_comm, int root, mm_group_info_t * info);
 /* Our lpids for the remote members, making VCs for processes met for the first time. */
 int mm_group_lpids(const mm_group_info_t * info, uint64_t ** lpids);
-/* A spawned process joins its parents (MPID_InitCompleted). */
-int mm_dynproc_connect_parent(void);
 
 /* --- configuration: names of the communicators' peers --- */
 /* Communicator hooks MPICH calls through MPIR_Comm_fns (mm_comm.c). */

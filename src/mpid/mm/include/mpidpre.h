@@ -30,7 +30,7 @@ typedef enum mm_persist_op {
 #define MM_REQ_DATA_DONE   0x08 /* all payload of an unexpected message has arrived */
 #define MM_REQ_NEED_UNPACK 0x10 /* payload lands in tmpbuf and is unpacked at completion */
 #define MM_REQ_SYNC_ACKED  0x20 /* unexpected EAGER_SYNC whose ack was already sent */
-/* 0x40 is engine-private (mm_engine.h) */
+/* 0x40 is free */
 #define MM_REQ_AWAIT_ACK   0x80 /* send: a SYNC_ACK or CTS is still to come */
 #define MM_REQ_CANCEL_PENDING 0x100     /* send: a CANCEL_REQ is out, its answer to come */
 #define MM_REQ_CANCELLED   0x200        /* unexpected message withdrawn by its sender while
@@ -56,6 +56,10 @@ typedef struct MPIDI_MM_request {
     uint64_t peer_id;           /* the peer's request id (rendezvous / sync ack) */
     uint64_t msg_seq;           /* the message's number on its VC (names it for cancel) */
     struct MPIR_Request *partner;       /* unexpected message <-> the receive that matched it */
+    /* Called as the engine completes the request, before it drops its reference: the way a
+     * subsystem above the engine (partitioned requests) learns that a request it started
+     * has finished. NULL for most requests. */
+    void (*on_complete) (struct MPIR_Request * req);
     struct MPIR_Request *qnext; /* posted / unexpected queue link */
     mm_car_t head_car;
     mm_car_t data_car;

@@ -26,6 +26,7 @@
 #define MM_RMA_H_INCLUDED
 
 #include "mpidimpl.h"
+#include "mm_subsys.h"
 #include "mm_rma_wire.h"       /* the RMA_OP payload and its decoder */
 
 /* Access epochs of an origin (win->dev.access). */
@@ -132,7 +133,11 @@ static inline MPI_Datatype mm_rma_basic_type(MPI_Datatype type)
     return dt->basic_type;
 }
 
-/* --- windows (mm_win.c) --- */
+/* --- the registry of windows (mm_win_registry.c) --- */
+/* Add a created window (before the collective that ends its creation); remove it at free. */
+void mm_win_register(MPIR_Win * win);
+void mm_win_unregister(MPIR_Win * win);
+/* The window a packet's key names, or NULL. */
 MPIR_Win *mm_win_lookup(uint32_t key);
 /* Is [addr, addr+len) inside memory the window exposes? */
 int mm_win_range_ok(MPIR_Win * win, const char *addr, MPI_Aint len);

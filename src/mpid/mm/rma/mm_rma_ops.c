@@ -44,43 +44,8 @@ static mm_rma_tx_t *tx_alloc(size_t buflen)
     return tx;
 }
 
-/* Post the tx's chain: the envelope, then buflen bytes of tx->buf followed by ulen bytes
- * of udata. */
-static int tx_post(mm_vc_t * vc, mm_rma_tx_t * tx, const mm_pkt_t * pkt, size_t buflen,
-                   const void *udata, size_t ulen)
-{
-    mm_car_t *head = &tx->head, *data = &tx->data;
-
-    head->kind = MM_CAR_HEAD;
-    head->dir = MM_CAR_WRITE;
-    head->flags = MM_CAR_FLAG_RMA;
-    head->vc = vc;
-    head->pkt = *pkt;
-    head->pkt.version = MM_PKT_VERSION;
-    head->pkt.data_sz = buflen + ulen;
-    if (buflen + ulen > 0) {
-        mm_buf_t *b = &data->buf;
-
-        head->next = data;
-        data->kind = MM_CAR_DATA;
-        data->dir = MM_CAR_WRITE;
-        data->flags = MM_CAR_FLAG_RMA;
-        data->vc = vc;
-        mm_buf_init_contig(b, tx->buf, buflen);
-        if (ulen > 0) {
-            int i = buflen > 0 ? 1 : 0;
-            b->inline_iov[i].iov_base = (void *) udata;
-            b->inline_iov[i].iov_len = ulen;
-            b->iov_count = i + 1;
-            b->len = buflen + ulen;
-        }
-    }
-    return vc->method->post_write(head);
-}
-
-/* The method is done with a CAR of an RMA packet: the block goes once its last CAR does
- * (methods complete a chain's HEAD before its DATA). */
-int mm_rma_write_done(mm_car_t * car)
+/* The method is done with a CAR of a packet we sent: free the tx once both are. */
+static int tx_write_done(mm_car_t * car)
 {
     if (car->kind == MM_CAR_HEAD) {
         if (car->next == NULL)
@@ -91,6 +56,42 @@ int mm_rma_write_done(mm_car_t * car)
     return MPI_SUCCESS;
 }
 
+/* Post the tx's chain: the envelope, then buflen bytes of tx->buf followed by ulen bytes
+ * of udata. */
+static int tx_post(mm_vc_t * vc, mm_rma_tx_t * tx, const mm_pkt_t * pkt, size_t buflen,
+                   const void *udata, size_t ulen)
+{
+    mm_car_t *head = &tx->head, *data = &tx->data;
+
+    head->kind = MM_CAR_HEAD;
+    head->dir = MM_CAR_WRITE;
+    head->done = tx_write_done;
+    head->vc = vc;
+    head->pkt = *pkt;
+    head->pkt.version = MM_PKT_VERSION;
+    head->pkt.data_sz = buflen + ulen;
+    if (buflen + ulen > 0) {
+        mm_buf_t *b = &data->buf;
+
+        head->next = data;
+        data->kind = MM_CAR_DATA;
+        data->dir = MM_CAR_WRITE;
+        data->done = tx_write_done;
+        data->vc = vc;
+        mm_buf_init_contig(b, tx->buf, buflen);
+        if (ulen > 0) {
+            int i = buflen > 0 ? 1 : 0;
+            b->inline_iov[i].iov_base = (void *) udata;
+            b->inline_iov[i].iov_len = ulen;
+            b->iov_count = i + 1;
+            b->len = buflen + ulen;
+        }
+    }
+    return mm_car_post(head);
+}
+
+/* The method is done with a CAR of an RMA packet: the block goes once its last CAR does
+ * (methods complete a chain's HEAD before its DATA). */
 int mm_rma_send_ctrl(MPIR_Win * win, int rank, int subkind, uint64_t arg)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -184,6 +185,8 @@ static int wire_errclass(int tag)
     return tag < 0 || tag > MPI_ERR_LASTCODE ? MPI_ERR_OTHER : tag;
 }
 
+static int resp_payload_done(mm_car_t * car);
+
 int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -218,7 +221,8 @@ int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
     car = &req->dev.data_car;
     car->kind = MM_CAR_DATA;
     car->dir = MM_CAR_READ;
-    car->flags = MM_CAR_FLAG_RMA;
+    car->flags = 0;
+    car->done = resp_payload_done;
     car->req = req;
     car->vc = vc;
     car->next = NULL;
@@ -233,7 +237,7 @@ int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
                              "**nomem %s", "RMA result staging buffer");
         mm_buf_init_contig(&car->buf, req->dev.tmpbuf, req->dev.data_sz);
     }
-    mpi_errno = vc->method->post_read(car);
+    mpi_errno = mm_car_post(car);
 
   fn_exit:
     return mpi_errno;
@@ -241,28 +245,24 @@ int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
     goto fn_exit;
 }
 
-int mm_rma_payload_done(mm_car_t * car)
+/* The result an answer carried is in (the DATA CAR resp_post_result posted). */
+static int resp_payload_done(mm_car_t * car)
 {
     MPIR_Request *req = car->req;
     MPIR_Win *win;
 
-    if (req == NULL)
-        return mm_rma_op_payload_done(car);     /* an operation arrived at the target */
     win = mm_win_lookup(req->dev.match_ctx);
     MPIR_Assert(win != NULL);
     return op_finish(win, req->dev.match_rank, req, req->dev.match_tag);
 }
 
-int mm_rma_handle_pkt(mm_vc_t * vc, const mm_pkt_t * pkt)
+/* rma/'s packets reach it through the engine's dispatch table (mm_device.c calls this
+ * at MPID_Init). */
+void mm_rma_init(void)
 {
-    switch (pkt->kind) {
-        case MM_PKT_RMA_OP:
-            return mm_rma_handle_op(vc, pkt);
-        case MM_PKT_RMA_RESP:
-            return mm_rma_handle_resp(vc, pkt);
-        default:
-            return mm_rma_handle_ctrl(vc, pkt);
-    }
+    mm_pkt_register(MM_PKT_RMA_OP, mm_rma_handle_op);
+    mm_pkt_register(MM_PKT_RMA_RESP, mm_rma_handle_resp);
+    mm_pkt_register(MM_PKT_RMA_CTRL, mm_rma_handle_ctrl);
 }
 
 /* --- issuing operations --- */

@@ -81,10 +81,10 @@ int mm_rma_handle_op(mm_vc_t * vc, const mm_pkt_t * pkt)
     rx->pkt = *pkt;
     rx->car.kind = MM_CAR_DATA;
     rx->car.dir = MM_CAR_READ;
-    rx->car.flags = MM_CAR_FLAG_RMA;
+    rx->car.done = mm_rma_op_payload_done;
     rx->car.vc = vc;
     mm_buf_init_contig(&rx->car.buf, rx->buf, pkt->data_sz);
-    mpi_errno = vc->method->post_read(&rx->car);
+    mpi_errno = mm_car_post(&rx->car);
 
   fn_exit:
     return mpi_errno;

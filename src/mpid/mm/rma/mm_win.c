@@ -1,6 +1,6 @@
 /*
  * mm device: RMA windows — creation of every flavor, attach/detach, free, shared query,
- * info hints, and the registry that maps a window's wire key to the window.
+ * info hints (the registry that maps a window's wire key to it is mm_win_registry.c).
  *
  * A window works on a duplicate of the user's communicator. Its context id is the same
  * in every member, so it names the window in RMA packets (mm_pkt_t.context_id) without
@@ -28,50 +28,6 @@
  * accumulate locks and the lock words, mm_win_seg_header). */
 #define MM_SHM_WIN_HEADER 64
 #define MM_SHM_WIN_PAGE 4096
-
-static MPIR_Win *win_list;
-
-MPIR_Win *mm_win_lookup(uint32_t key)
-{
-    for (MPIR_Win * w = win_list; w; w = w->dev.next)
-        if (w->dev.key == key)
-            return w;
-    return NULL;
-}
-
-static void win_unregister(MPIR_Win * win)
-{
-    for (MPIR_Win ** p = &win_list; *p; p = &(*p)->dev.next)
-        if (*p == win) {
-            *p = win->dev.next;
-            return;
-        }
-}
-
-int mm_win_range_ok(MPIR_Win * win, const char *addr, MPI_Aint len)
-{
-    uintptr_t a = (uintptr_t) addr, base = (uintptr_t) win->base;
-
-    if (len == 0)
-        return 1;
-    if (len < 0 || a + (uintptr_t) len < a)
-        return 0;       /* an address and length off the wire that wrap around */
-    if (win->create_flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        /* Regions attached back to back may be accessed as one. */
-        const char *cur = addr, *end = addr + len;
-        while (cur < end) {
-            mm_win_region_t *r = win->dev.regions;
-            while (r && !(cur >= r->base && cur < r->base + r->size))
-                r = r->next;
-            if (r == NULL)
-                return 0;
-            cur = r->base + r->size;
-        }
-        return 1;
-    }
-    return a >= base && a - base <= (uintptr_t) win->size &&
-        (uintptr_t) len <= (uintptr_t) win->size - (a - base);
-}
 
 /* --- info hints --- */
 
@@ -249,8 +205,7 @@ static int win_publish(MPIR_Win * win)
     }
 
     mm_rma_lockwords_init(win);
-    win->dev.next = win_list;
-    win_list = win;
+    mm_win_register(win);
     return MPIR_Barrier(win->comm_ptr, &errflag);
 }
 
@@ -590,7 +545,7 @@ int MPID_Win_free(MPIR_Win ** win_ptr)
         MPIR_ERR_CHECK(mpi_errno);
         mpi_errno = MPIR_Barrier(win->comm_ptr, &errflag);
         MPIR_ERR_CHECK(mpi_errno);
-        win_unregister(win);
+        mm_win_unregister(win);
     }
     while (win->dev.regions) {
         mm_win_region_t *r = win->dev.regions;

@@ -17,6 +17,7 @@
  * payload is still arriving is unlinked at once and dropped when its payload is complete.
  */
 #include "mpidimpl.h"
+#include "mm_subsys.h"
 
 int MPID_Cancel_recv(MPIR_Request * rreq)
 {
@@ -33,10 +34,10 @@ int MPID_Cancel_send(MPIR_Request * sreq)
     int was_incomplete;
 
     /* Nothing went out (MPI_PROC_NULL), an answer is already awaited, or the message
-     * belongs to the engine's own traffic (a partitioned transfer, a collective's
-     * schedule), which is not the user's to withdraw. */
+     * belongs to the device's own traffic (a partitioned transfer, whose completion a
+     * subsystem awaits; a collective's schedule), which is not the user's to withdraw. */
     if (sreq->dev.vc == NULL || sreq->dev.msg_seq == 0 ||
-        (sreq->dev.flags & (MM_REQ_CANCEL_PENDING | MM_REQ_PART_CHILD)) ||
+        (sreq->dev.flags & MM_REQ_CANCEL_PENDING) || sreq->dev.on_complete != NULL ||
         sreq->completion_notification != NULL || MPIR_STATUS_GET_CANCEL_BIT(sreq->status))
         goto fn_exit;
 
@@ -59,7 +60,7 @@ int MPID_Cancel_send(MPIR_Request * sreq)
 }
 
 /* Receiver: withdraw message pkt->rreq of vc if it is still unexpected. */
-int mm_cancel_handle_req(mm_vc_t * vc, const mm_pkt_t * pkt)
+static int handle_req(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     MPIR_Request *ureq = mm_recvq_take_unexp_seq(vc, pkt->rreq);
 
@@ -73,7 +74,7 @@ int mm_cancel_handle_req(mm_vc_t * vc, const mm_pkt_t * pkt)
 }
 
 /* Sender: the answer to our CANCEL_REQ. */
-int mm_cancel_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
+static int handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *sreq = mm_reqid_lookup(pkt->sreq);
@@ -103,4 +104,10 @@ int mm_cancel_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+void mm_cancel_init(void)
+{
+    mm_pkt_register(MM_PKT_CANCEL_REQ, handle_req);
+    mm_pkt_register(MM_PKT_CANCEL_RESP, handle_resp);
 }

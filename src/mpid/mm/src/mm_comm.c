@@ -167,9 +167,19 @@ int MPID_Comm_commit_post_hook(MPIR_Comm * comm)
     return MPI_SUCCESS;
 }
 
+static mm_comm_free_fn free_hooks[MM_COMM_FREE_HOOKS];
+static int n_free_hooks;
+
+void mm_comm_register_free(mm_comm_free_fn fn)
+{
+    MPIR_Assert(n_free_hooks < MM_COMM_FREE_HOOKS);
+    free_hooks[n_free_hooks++] = fn;
+}
+
 int MPID_Comm_free_hook(MPIR_Comm * comm)
 {
-    mm_part_comm_free(comm);
+    for (int i = 0; i < n_free_hooks; i++)
+        free_hooks[i] (comm);
     if (comm->dev.vc_refs) {
         comm_vcs(comm, comm_vcs_unref);
         comm->dev.vc_refs = 0;

@@ -1,462 +1,33 @@
 /*
- * The completion queue: where methods report finished CARs, and the one place that knows
- * the protocols. Dispatch happens as the CAR is reported (a method calls mm_cq_complete
+ * The completion queue: where methods report finished CARs, and where an arrived envelope
+ * finds its handler. Dispatch happens as the CAR is reported (a method calls mm_cq_complete
  * from its progress or post routine), which is what lets a method learn, before it
  * delivers the next byte of a VC, where the current message's payload goes.
  *
- *   EAGER       envelope + payload; matched -> user buffer, else buffered as unexpected
- *   EAGER_SYNC  as EAGER, and SYNC_ACK goes back once a receive matches it (MPI_Ssend)
- *   RTS         envelope only; on match the receiver sends CTS naming its request
- *   CTS         sender posts DATA (envelope + payload) naming the receiver's request
- *   DATA        payload of a rendezvous, straight into the matched receive
- *   SYNC_ACK    the synchronous send may complete
- *   CANCEL_REQ, CANCEL_RESP   withdrawing a send (mm_cancel.c)
- *   RMA_OP, RMA_RESP, RMA_CTRL   one-sided operations and window synchronization (rma/)
+ * Handlers come from a table indexed by packet kind (as Open MPI's BTLs dispatch by tag):
+ * the engine's point-to-point protocols fill their kinds (mm_proto_send.c for the
+ * sender's side, mm_proto_recv.c for the receiver's), and every other kind belongs to a
+ * subsystem above the engine, which registered its handler at init (mm_pkt_register):
+ * CANCEL_REQ/RESP (mm_cancel.c), RMA_OP, RMA_RESP and RMA_CTRL (rma/). Subsystems' CARs
+ * carry their own done callbacks, which the queue calls instead of its own rules.
  */
 #include "mpidimpl.h"
 
-int mm_proto_send_ctrl(mm_vc_t * vc, mm_pkt_kind_t kind, uint64_t sreq_id, uint64_t rreq_id)
+/* Who handles each packet kind: the engine's own protocols, and what the subsystems
+ * above it registered at init (mm_pkt_register). */
+static mm_pkt_handler_fn pkt_handlers[MM_PKT_KIND_LAST] = {
+    [MM_PKT_EAGER] = mm_proto_handle_eager,
+    [MM_PKT_EAGER_SYNC] = mm_proto_handle_eager,
+    [MM_PKT_RTS] = mm_proto_handle_rts,
+    [MM_PKT_CTS] = mm_proto_handle_cts,
+    [MM_PKT_DATA] = mm_proto_handle_data,
+    [MM_PKT_SYNC_ACK] = mm_proto_handle_sync_ack,
+};
+
+void mm_pkt_register(mm_pkt_kind_t kind, mm_pkt_handler_fn fn)
 {
-    int mpi_errno = MPI_SUCCESS;
-    mm_car_t *car = mm_car_alloc();
-
-    MPIR_ERR_CHKANDJUMP1(car == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                         "mm control CAR");
-    car->kind = MM_CAR_HEAD;
-    car->dir = MM_CAR_WRITE;
-    car->flags = MM_CAR_FLAG_FREE;
-    car->vc = vc;
-    car->pkt.version = MM_PKT_VERSION;
-    car->pkt.kind = kind;
-    car->pkt.sreq = sreq_id;
-    car->pkt.rreq = rreq_id;
-    mpi_errno = vc->method->post_write(car);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static void head_car_prepare(mm_car_t * car, MPIR_Request * req, mm_vc_t * vc,
-                             mm_pkt_kind_t kind)
-{
-    car->kind = MM_CAR_HEAD;
-    car->dir = MM_CAR_WRITE;
-    car->req = req;
-    car->vc = vc;
-    car->next = NULL;
-    car->pkt.version = MM_PKT_VERSION;
-    car->pkt.kind = kind;
-    car->pkt.reserved = 0;
-    car->pkt.context_id = req->dev.match_ctx;
-    car->pkt.rank = req->dev.match_rank;
-    car->pkt.tag = req->dev.match_tag;
-    car->pkt.data_sz = req->dev.data_sz;
-    car->pkt.sreq = 0;
-    car->pkt.rreq = 0;
-}
-
-int mm_proto_send(MPIR_Request * sreq, int sync)
-{
-    int mpi_errno = MPI_SUCCESS;
-    mm_vc_t *vc = sreq->dev.vc;
-    mm_car_t *head = &sreq->dev.head_car;
-    size_t data_sz = sreq->dev.data_sz;
-
-    sreq->dev.msg_seq = ++vc->send_seq;
-    if (data_sz <= vc->eager_limit) {
-        head_car_prepare(head, sreq, vc, sync ? MM_PKT_EAGER_SYNC : MM_PKT_EAGER);
-        head->pkt.rreq = sreq->dev.msg_seq;
-        if (sync) {
-            sreq->dev.flags |= MM_REQ_AWAIT_ACK;
-            sreq->dev.id = mm_reqid_register(sreq);
-            MPIR_ERR_CHKANDJUMP1(sreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                                 "**nomem %s", "mm request id");
-            head->pkt.sreq = sreq->dev.id;
-            mm_request_cc_add(sreq, 1);         /* the SYNC_ACK */
-        }
-        if (data_sz > 0)
-            head->next = &sreq->dev.data_car;
-        mm_request_cc_add(sreq, data_sz > 0 ? 2 : 1);
-    } else {
-        /* Rendezvous also gives Ssend its semantics: CTS means the receive matched. */
-        head_car_prepare(head, sreq, vc, MM_PKT_RTS);
-        head->pkt.rreq = sreq->dev.msg_seq;
-        sreq->dev.flags |= MM_REQ_AWAIT_ACK | MM_REQ_RNDV;
-        sreq->dev.id = mm_reqid_register(sreq);
-        MPIR_ERR_CHKANDJUMP1(sreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                             "**nomem %s", "mm request id");
-        head->pkt.sreq = sreq->dev.id;
-        mm_request_cc_add(sreq, 2);     /* the RTS CAR and the CTS we wait for */
-    }
-    mpi_errno = vc->method->post_write(head);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* The bytes of a truncated message beyond the receive buffer are read into one scratch
- * area of at most this size, named again and again by the entries of the DATA CAR's
- * iovec: a message far longer than the buffer costs no more memory than this. */
-#define MM_RECV_DISCARD_CHUNK ((size_t) 1 << 20)
-#define MM_RECV_DISCARD_IOV 4096        /* at most so many entries (4 GiB of 1 MiB chunks) */
-
-/* The receive buffer holds `keep` of the message's data_sz bytes: describe the payload as
- * those bytes (user buffer if contiguous, else staged for unpacking) followed by the rest
- * read into scratch. tmpbuf holds [staged bytes][iovec entries][scratch]. */
-static int recv_truncated_view(MPIR_Request * rreq, mm_buf_t * b, int is_contig, size_t keep)
-{
-    int mpi_errno = MPI_SUCCESS;
-    size_t excess = rreq->dev.data_sz - keep;
-    size_t chunk = MPL_MIN(excess, MM_RECV_DISCARD_CHUNK);
-    size_t nchunks = excess / chunk + (excess % chunk != 0);    /* no wrap for any size */
-    size_t staged = is_contig ? 0 : keep;
-    size_t iov_off = MPL_ROUND_UP_ALIGN(staged, sizeof(struct iovec));
-    size_t niov = (keep > 0) + nchunks;
-    size_t scratch_off = iov_off + niov * sizeof(struct iovec);
-    struct iovec *iov;
-    char *scratch;
-    int n = 0;
-
-    if (nchunks > MM_RECV_DISCARD_IOV) {
-        /* an absurd length (a peer may claim any): bigger chunks, or no memory for them */
-        chunk = excess / MM_RECV_DISCARD_IOV + 1;
-        nchunks = excess / chunk + (excess % chunk != 0);
-        niov = (keep > 0) + nchunks;
-        scratch_off = iov_off + niov * sizeof(struct iovec);
-    }
-    MPIR_ERR_CHKANDJUMP1(scratch_off + chunk < chunk, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                         "**nomem %s", "mm truncated receive scratch");
-    rreq->dev.tmpbuf = MPL_malloc(scratch_off + chunk, MPL_MEM_BUFFER);
-    MPIR_ERR_CHKANDJUMP1(rreq->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                         "**nomem %s", "mm truncated receive scratch");
-    iov = (struct iovec *) ((char *) rreq->dev.tmpbuf + iov_off);
-    scratch = (char *) rreq->dev.tmpbuf + scratch_off;
-    if (keep > 0) {
-        MPI_Aint true_lb = 0;
-        if (is_contig)
-            MPIR_Datatype_get_true_lb(rreq->dev.datatype, &true_lb);
-        iov[n].iov_base = is_contig ? (char *) rreq->dev.buf + true_lb : rreq->dev.tmpbuf;
-        iov[n].iov_len = keep;
-        n++;
-    }
-    for (size_t left = excess; left > 0; left -= MPL_MIN(left, chunk)) {
-        iov[n].iov_base = scratch;
-        iov[n].iov_len = MPL_MIN(left, chunk);
-        n++;
-    }
-    if (!is_contig)
-        rreq->dev.flags |= MM_REQ_NEED_UNPACK;
-    b->iov = iov;
-    b->iov_count = n;
-    b->iov_idx = 0;
-    b->iov_off = 0;
-    b->len = rreq->dev.data_sz;
-    b->done = 0;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* The receive rreq knows its sender and message size: make its DATA CAR point where the
- * payload must land (the user buffer when contiguous, else a staging buffer unpacked at
- * completion; what does not fit the buffer is read and dropped, and the receive completes
- * with MPI_ERR_TRUNCATE) and hand it to the method. */
-static int recv_post_data(MPIR_Request * rreq)
-{
-    int mpi_errno = MPI_SUCCESS;
-    mm_car_t *car = &rreq->dev.data_car;
-    size_t data_sz = rreq->dev.data_sz;
-    size_t capacity = mm_request_capacity(rreq);
-    int is_contig;
-    MPI_Aint true_lb = 0;
-
-    MPIR_Datatype_is_contig(rreq->dev.datatype, &is_contig);
-    car->kind = MM_CAR_DATA;
-    car->dir = MM_CAR_READ;
-    car->req = rreq;
-    car->vc = rreq->dev.vc;
-    car->next = NULL;
-    if (data_sz > capacity) {
-        mpi_errno = recv_truncated_view(rreq, &car->buf, is_contig, capacity);
-        MPIR_ERR_CHECK(mpi_errno);
-    } else if (is_contig) {
-        MPIR_Datatype_get_true_lb(rreq->dev.datatype, &true_lb);
-        mm_buf_init_contig(&car->buf, (char *) rreq->dev.buf + true_lb, data_sz);
-    } else {
-        rreq->dev.tmpbuf = MPL_malloc(data_sz, MPL_MEM_BUFFER);
-        MPIR_ERR_CHKANDJUMP1(rreq->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                             "**nomem %s", "mm receive staging buffer");
-        rreq->dev.flags |= MM_REQ_NEED_UNPACK;
-        mm_buf_init_contig(&car->buf, rreq->dev.tmpbuf, data_sz);
-    }
-    mpi_errno = car->vc->method->post_read(car);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static int send_cts(MPIR_Request * rreq)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    rreq->dev.id = mm_reqid_register(rreq);
-    MPIR_ERR_CHKANDJUMP1(rreq->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                         "**nomem %s", "mm request id");
-    rreq->dev.flags |= MM_REQ_AWAIT_DATA;
-    mpi_errno = mm_proto_send_ctrl(rreq->dev.vc, MM_PKT_CTS, rreq->dev.peer_id, rreq->dev.id);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static void recv_set_envelope(MPIR_Request * rreq, mm_vc_t * vc, int rank, int tag,
-                              size_t data_sz)
-{
-    rreq->status.MPI_SOURCE = rank;
-    rreq->status.MPI_TAG = tag;
-    rreq->dev.vc = vc;
-    rreq->dev.data_sz = data_sz;
-}
-
-int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq)
-{
-    int mpi_errno = MPI_SUCCESS;
-
-    recv_set_envelope(rreq, ureq->dev.vc, ureq->dev.match_rank, ureq->dev.match_tag,
-                      ureq->dev.data_sz);
-    if (ureq->dev.flags & MM_REQ_RNDV) {
-        rreq->dev.peer_id = ureq->dev.peer_id;
-        MPIR_Request_free(ureq);
-        mpi_errno = send_cts(rreq);
-        MPIR_ERR_CHECK(mpi_errno);
-        goto fn_exit;
-    }
-    if ((ureq->dev.flags & MM_REQ_SYNC) && !(ureq->dev.flags & MM_REQ_SYNC_ACKED)) {
-        ureq->dev.flags |= MM_REQ_SYNC_ACKED;
-        mpi_errno = mm_proto_send_ctrl(ureq->dev.vc, MM_PKT_SYNC_ACK, ureq->dev.peer_id, 0);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    if (ureq->dev.flags & MM_REQ_DATA_DONE) {
-        /* The payload waits in the unexpected buffer: the receive takes it over. */
-        rreq->dev.tmpbuf = ureq->dev.tmpbuf;
-        ureq->dev.tmpbuf = NULL;
-        if (rreq->dev.data_sz > 0)
-            rreq->dev.flags |= MM_REQ_NEED_UNPACK;
-        MPIR_Request_free(ureq);
-        mpi_errno = mm_request_cc_done(rreq);
-    } else {
-        /* Still arriving: the unexpected request finishes rreq when its DATA CAR does. */
-        ureq->dev.partner = rreq;
-    }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static int unexp_create(mm_vc_t * vc, const mm_pkt_t * pkt, MPIR_Request ** ureq_out)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *ureq = MPIR_Request_create(MPIR_REQUEST_KIND__RECV);
-
-    MPIR_ERR_CHKANDJUMP1(ureq == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                         "mm unexpected message");
-    ureq->dev.flags = MM_REQ_UNEXPECTED;
-    ureq->dev.match_ctx = pkt->context_id;
-    ureq->dev.match_rank = pkt->rank;
-    ureq->dev.match_tag = pkt->tag;
-    ureq->dev.data_sz = pkt->data_sz;
-    ureq->dev.vc = vc;
-    ureq->dev.peer_id = pkt->sreq;
-    ureq->dev.msg_seq = pkt->rreq;
-    *ureq_out = ureq;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static int handle_eager(mm_vc_t * vc, const mm_pkt_t * pkt)
-{
-    int mpi_errno = MPI_SUCCESS;
-    int sync = pkt->kind == MM_PKT_EAGER_SYNC;
-    MPIR_Request *rreq = mm_recvq_match_posted(pkt->context_id, pkt->rank, pkt->tag);
-    MPIR_Request *ureq;
-
-    if (rreq) {
-        recv_set_envelope(rreq, vc, pkt->rank, pkt->tag, pkt->data_sz);
-        if (sync) {
-            mpi_errno = mm_proto_send_ctrl(vc, MM_PKT_SYNC_ACK, pkt->sreq, 0);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
-        if (pkt->data_sz > 0)
-            mpi_errno = recv_post_data(rreq);
-        else
-            mpi_errno = mm_request_cc_done(rreq);
-        goto fn_exit;
-    }
-
-    mpi_errno = unexp_create(vc, pkt, &ureq);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (sync)
-        ureq->dev.flags |= MM_REQ_SYNC;
-    /* Queue first: a receive posted while the payload streams in must still find it. */
-    mm_recvq_add_unexp(ureq);
-    if (pkt->data_sz == 0) {
-        ureq->dev.flags |= MM_REQ_DATA_DONE;
-        goto fn_exit;
-    }
-    ureq->dev.tmpbuf = MPL_malloc(pkt->data_sz, MPL_MEM_BUFFER);
-    MPIR_ERR_CHKANDJUMP1(ureq->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                         "**nomem %s", "mm unexpected message buffer");
-    ureq->dev.data_car.kind = MM_CAR_DATA;
-    ureq->dev.data_car.dir = MM_CAR_READ;
-    ureq->dev.data_car.req = ureq;
-    ureq->dev.data_car.vc = vc;
-    mm_buf_init_contig(&ureq->dev.data_car.buf, ureq->dev.tmpbuf, pkt->data_sz);
-    mpi_errno = vc->method->post_read(&ureq->dev.data_car);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static int handle_rts(mm_vc_t * vc, const mm_pkt_t * pkt)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *rreq = mm_recvq_match_posted(pkt->context_id, pkt->rank, pkt->tag);
-    MPIR_Request *ureq;
-
-    if (rreq) {
-        recv_set_envelope(rreq, vc, pkt->rank, pkt->tag, pkt->data_sz);
-        rreq->dev.peer_id = pkt->sreq;
-        mpi_errno = send_cts(rreq);
-    } else {
-        mpi_errno = unexp_create(vc, pkt, &ureq);
-        MPIR_ERR_CHECK(mpi_errno);
-        ureq->dev.flags |= MM_REQ_RNDV;
-        mm_recvq_add_unexp(ureq);
-    }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* Find the request a peer's packet names and check that it waits for this very packet
- * from this peer: ids come from the wire, and sends, receives and RMA requests share the
- * table, so a stray or duplicated CTS, SYNC_ACK or DATA must fail here rather than act on
- * a request of another kind or in another state. The request must have all flags of
- * `need` and none of `forbid`. */
-static int lookup_named(mm_vc_t * vc, uint64_t id, MPIR_Request_kind_t kind, unsigned need,
-                        unsigned forbid, const char *what, MPIR_Request ** req_out)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *req = mm_reqid_lookup(id);
-
-    MPIR_ERR_CHKANDJUMP3(req == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badreqid",
-                         "**mm|badreqid %d %s %L", vc->lpid, what, (long long) id);
-    MPIR_ERR_CHKANDJUMP3(req->kind != kind || req->dev.vc != vc ||
-                         (req->dev.flags & need) != need || (req->dev.flags & forbid) != 0,
-                         mpi_errno, MPI_ERR_OTHER, "**mm|unwanted", "**mm|unwanted %d %s %L",
-                         vc->lpid, what, (long long) id);
-    *req_out = req;
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* The CTS or SYNC_ACK a send waited for is here. Its id goes back to the table, unless a
- * cancel is in flight: the answer to that names the request too. */
-static void ack_arrived(MPIR_Request * sreq)
-{
-    sreq->dev.flags &= ~MM_REQ_AWAIT_ACK;
-    if (!(sreq->dev.flags & MM_REQ_CANCEL_PENDING)) {
-        mm_reqid_release(sreq->dev.id);
-        sreq->dev.id = 0;
-    }
-}
-
-static int handle_cts(mm_vc_t * vc, const mm_pkt_t * pkt)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *sreq;
-    mm_car_t *head;
-
-    mpi_errno = lookup_named(vc, pkt->sreq, MPIR_REQUEST_KIND__SEND,
-                             MM_REQ_AWAIT_ACK | MM_REQ_RNDV, 0, "CTS", &sreq);
-    MPIR_ERR_CHECK(mpi_errno);
-    ack_arrived(sreq);
-
-    head = mm_car_alloc();
-    MPIR_ERR_CHKANDJUMP1(head == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                         "mm DATA CAR");
-    head_car_prepare(head, sreq, vc, MM_PKT_DATA);
-    head->flags = MM_CAR_FLAG_FREE;
-    head->pkt.rreq = pkt->rreq;
-    head->next = &sreq->dev.data_car;
-    mm_request_cc_add(sreq, 2);
-    mpi_errno = vc->method->post_write(head);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = mm_request_cc_done(sreq);       /* the CTS arrived */
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static int handle_data(mm_vc_t * vc, const mm_pkt_t * pkt)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *rreq;
-
-    mpi_errno = lookup_named(vc, pkt->rreq, MPIR_REQUEST_KIND__RECV, MM_REQ_AWAIT_DATA,
-                             MM_REQ_UNEXPECTED, "DATA", &rreq);
-    MPIR_ERR_CHECK(mpi_errno);
-    MPIR_ERR_CHKANDJUMP3(pkt->data_sz != rreq->dev.data_sz, mpi_errno, MPI_ERR_OTHER,
-                         "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,
-                         pkt->kind);
-    rreq->dev.flags &= ~MM_REQ_AWAIT_DATA;
-    mpi_errno = recv_post_data(rreq);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-static int handle_sync_ack(mm_vc_t * vc, const mm_pkt_t * pkt)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *sreq;
-
-    mpi_errno = lookup_named(vc, pkt->sreq, MPIR_REQUEST_KIND__SEND, MM_REQ_AWAIT_ACK,
-                             MM_REQ_RNDV, "SYNC_ACK", &sreq);
-    MPIR_ERR_CHECK(mpi_errno);
-    ack_arrived(sreq);
-    mpi_errno = mm_request_cc_done(sreq);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    MPIR_Assert(kind > 0 && kind < MM_PKT_KIND_LAST && pkt_handlers[kind] == NULL);
+    pkt_handlers[kind] = fn;
 }
 
 static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
@@ -476,37 +47,11 @@ static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
             MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
                                  "**mm|badpkt %d %d %d", vc->lpid, pkt->version, pkt->kind);
     }
-    switch ((mm_pkt_kind_t) pkt->kind) {
-        case MM_PKT_EAGER:
-        case MM_PKT_EAGER_SYNC:
-            mpi_errno = handle_eager(vc, pkt);
-            break;
-        case MM_PKT_RTS:
-            mpi_errno = handle_rts(vc, pkt);
-            break;
-        case MM_PKT_CTS:
-            mpi_errno = handle_cts(vc, pkt);
-            break;
-        case MM_PKT_DATA:
-            mpi_errno = handle_data(vc, pkt);
-            break;
-        case MM_PKT_SYNC_ACK:
-            mpi_errno = handle_sync_ack(vc, pkt);
-            break;
-        case MM_PKT_CANCEL_REQ:
-            mpi_errno = mm_cancel_handle_req(vc, pkt);
-            break;
-        case MM_PKT_CANCEL_RESP:
-            mpi_errno = mm_cancel_handle_resp(vc, pkt);
-            break;
-        case MM_PKT_RMA_OP:
-        case MM_PKT_RMA_RESP:
-        case MM_PKT_RMA_CTRL:
-            mpi_errno = mm_rma_handle_pkt(vc, pkt);
-            break;
-        case MM_PKT_KIND_LAST:
-            break;      /* refused above */
-    }
+    /* a kind no subsystem of this build claimed is refused like an unknown one */
+    MPIR_ERR_CHKANDJUMP3(pkt_handlers[pkt->kind] == NULL, mpi_errno, MPI_ERR_OTHER,
+                         "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,
+                         pkt->kind);
+    mpi_errno = pkt_handlers[pkt->kind] (vc, pkt);
 
   fn_exit:
     return mpi_errno;
@@ -514,44 +59,22 @@ static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
     goto fn_exit;
 }
 
-/* The payload of an unexpected message is complete; if a receive already matched it,
- * that receive completes now. */
-static int unexp_data_done(MPIR_Request * ureq)
-{
-    MPIR_Request *rreq = ureq->dev.partner;
-
-    ureq->dev.flags |= MM_REQ_DATA_DONE;
-    if (ureq->dev.flags & MM_REQ_CANCELLED) {
-        /* Its sender withdrew it while the payload was still on the way. */
-        MPIR_Request_free(ureq);
-        return MPI_SUCCESS;
-    }
-    if (rreq == NULL)
-        return MPI_SUCCESS;
-    rreq->dev.tmpbuf = ureq->dev.tmpbuf;
-    ureq->dev.tmpbuf = NULL;
-    rreq->dev.flags |= MM_REQ_NEED_UNPACK;
-    MPIR_Request_free(ureq);
-    return mm_request_cc_done(rreq);
-}
 
 int mm_cq_complete(mm_car_t * car)
 {
     MPIR_Request *req = car->req;
 
+    if (car->done)
+        return car->done(car);  /* a subsystem's CAR (mm_car.h) */
     if (car->dir == MM_CAR_WRITE) {
-        if (car->flags & MM_CAR_FLAG_RMA)
-            return mm_rma_write_done(car);
         if (car->flags & MM_CAR_FLAG_FREE)
             mm_car_free(car);
         return req ? mm_request_cc_done(req) : MPI_SUCCESS;
     }
     if (car->kind == MM_CAR_HEAD)
         return handle_envelope(car->vc, &car->pkt);
-    if (car->flags & MM_CAR_FLAG_RMA)
-        return mm_rma_payload_done(car);
     if (req->dev.flags & MM_REQ_UNEXPECTED)
-        return unexp_data_done(req);
+        return mm_proto_unexp_data_done(req);
     return mm_request_cc_done(req);
 }
 

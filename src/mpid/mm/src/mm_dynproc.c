@@ -37,6 +37,7 @@
  */
 
 #include "mpidimpl.h"
+#include "mm_subsys.h"
 #include <limits.h>
 #include <time.h>
 

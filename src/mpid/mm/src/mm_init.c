@@ -1,6 +1,6 @@
 /*
- * Bringing the mm device up and down: MPID_Init, MPID_InitCompleted, MPID_Finalize,
- * MPID_Abort.
+ * Bringing the engine up and down (mm_engine_init / mm_engine_finalize, which MPID_Init
+ * and MPID_Finalize in mm_device.c call), the device's CVARs, and MPID_Abort.
  */
 #include "mpidimpl.h"
 #include <unistd.h>
@@ -53,7 +53,7 @@ cvars:
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
-int MPID_Init(int requested, int *provided)
+int mm_engine_init(int requested, int *provided)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_FUNC_ENTER;
@@ -84,13 +84,7 @@ int MPID_Init(int requested, int *provided)
     goto fn_exit;
 }
 
-/* MPI_COMM_WORLD exists now: a spawned job connects to its parents over it. */
-int MPID_InitCompleted(void)
-{
-    return mm_dynproc_connect_parent();
-}
-
-int MPID_Finalize(void)
+int mm_engine_finalize(void)
 {
     int mpi_errno = MPI_SUCCESS;
     MPIR_FUNC_ENTER;

@@ -24,6 +24,7 @@
  * dev.persist_ctx_offset = the children's context offset (MM_CTX_PART + init number).
  */
 #include "mpidimpl.h"
+#include "mm_subsys.h"
 
 #define PART_SEQ_SHIFT 17
 #define PART_SEQ_MASK 0x3fff
@@ -66,7 +67,7 @@ static int part_seq_take(MPIR_Comm * comm, int rank, int tag, int is_send, unsig
 }
 
 /* A freed communicator's context id will name another one: forget its counters. */
-void mm_part_comm_free(MPIR_Comm * comm)
+static void part_comm_free(MPIR_Comm * comm)
 {
     part_seq_t **pp = &part_seqs;
 
@@ -155,11 +156,13 @@ static void part_finish(MPIR_Request * preq, MPIR_Request * child)
     MPID_Request_complete(preq);
 }
 
-void mm_part_child_done(MPIR_Request * child)
+/* The transfer child of a partitioned request completed (its on_complete): finish the
+ * parent. */
+static void part_child_done(MPIR_Request * child)
 {
     MPIR_Request *preq = child->dev.partner;
 
-    child->dev.flags &= ~MM_REQ_PART_CHILD;
+    child->dev.on_complete = NULL;
     child->dev.partner = NULL;
     part_finish(preq, child);
     MPIR_Request_free(child);   /* the reference MPID_Isend/Irecv gave us as its "user" */
@@ -174,7 +177,7 @@ static void part_adopt(MPIR_Request * preq, MPIR_Request * child)
         MPIR_Request_free(child);
     } else {
         child->dev.partner = preq;
-        child->dev.flags |= MM_REQ_PART_CHILD;
+        child->dev.on_complete = part_child_done;
         preq->dev.partner = child;
     }
 }
@@ -296,4 +299,9 @@ int MPID_Parrived(MPIR_Request * rreq, int partition, int *flag)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+void mm_part_init(void)
+{
+    mm_comm_register_free(part_comm_free);
 }

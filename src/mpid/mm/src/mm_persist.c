@@ -5,6 +5,7 @@
  * request. Persistent collectives are started by MPIR (MPIR_Persist_coll_start).
  */
 #include "mpidimpl.h"
+#include "mm_subsys.h"
 
 static int persist_create(MPIR_Request_kind_t kind, mm_persist_op_t op, const void *buf,
                           MPI_Aint count, MPI_Datatype datatype, int rank, int tag,

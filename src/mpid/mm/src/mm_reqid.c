@@ -85,3 +85,28 @@ void mm_reqid_release(uint64_t id)
     slots[i].next_free = free_head;
     free_head = i;
 }
+
+/* Find the request a peer's packet names and check that it waits for this very packet
+ * from this peer: ids come from the wire, and sends, receives and RMA requests share the
+ * table, so a stray or duplicated CTS, SYNC_ACK or DATA must fail here rather than act on
+ * a request of another kind or in another state. The request must have all flags of
+ * `need` and none of `forbid`. */
+int mm_reqid_lookup_named(mm_vc_t * vc, uint64_t id, MPIR_Request_kind_t kind, unsigned need,
+                        unsigned forbid, const char *what, MPIR_Request ** req_out)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *req = mm_reqid_lookup(id);
+
+    MPIR_ERR_CHKANDJUMP3(req == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badreqid",
+                         "**mm|badreqid %d %s %L", vc->lpid, what, (long long) id);
+    MPIR_ERR_CHKANDJUMP3(req->kind != kind || req->dev.vc != vc ||
+                         (req->dev.flags & need) != need || (req->dev.flags & forbid) != 0,
+                         mpi_errno, MPI_ERR_OTHER, "**mm|unwanted", "**mm|unwanted %d %s %L",
+                         vc->lpid, what, (long long) id);
+    *req_out = req;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}

@@ -15,6 +15,7 @@ static inline void car_reset(mm_car_t * car)
     car->vc = NULL;
     car->next = NULL;
     car->qnext = NULL;
+    car->done = NULL;
 }
 
 void MPID_Request_create_hook(MPIR_Request * req)
@@ -122,8 +123,8 @@ static void recv_finish_data(MPIR_Request * rreq)
  * counter) and drop the engine's reference. */
 static void request_completed(MPIR_Request * req)
 {
-    if (req->dev.flags & MM_REQ_PART_CHILD)
-        mm_part_child_done(req);
+    if (req->dev.on_complete)
+        req->dev.on_complete(req);
     mm_completions++;
     if (req->completion_notification)
         MPIR_cc_dec(req->completion_notification);
