@@ -322,14 +322,33 @@ static int op_apply(MPIR_Win * win, const mm_rma_op_view_t * v, char *addr, void
 static int op_execute(MPIR_Win * win, mm_rma_rx_t * rx, const mm_rma_op_view_t * v)
 {
     int mpi_errno = MPI_SUCCESS;
-    void *result = NULL;
+    void *result = NULL, *copy = NULL;
     int errclass = 0;
     char *addr;
+    mm_rma_op_view_t moved;
 
-    if (!target_addr(win, v, &addr))
+    /* The operand sits in the packet after the header and the footprint, 8 bytes past a
+     * 16-byte boundary (a 56-byte header, 32-byte segments): right for every type up to
+     * double, not for long double and its complex forms, which want 16 (UBSan caught
+     * MPICH's MPI_SUM reading one in place). Those are copied out first. */
+    if (v->data && v->hdr.data_len > 0 && v->bsize >= 16 && ((uintptr_t) v->data & 15)) {
+        copy = MPL_malloc(v->hdr.data_len, MPL_MEM_RMA);
+        if (copy == NULL)
+            errclass = MPI_ERR_NO_MEM;
+        else {
+            memcpy(copy, v->data, v->hdr.data_len);
+            moved = *v;
+            moved.data = copy;
+            v = &moved;
+        }
+    }
+    if (errclass)
+        ;       /* answered with the error below */
+    else if (!target_addr(win, v, &addr))
         errclass = MPI_ERR_RMA_RANGE;
     else
         (void) op_apply(win, v, addr, &result, &errclass);
+    MPL_free(copy);
     mpi_errno = mm_rma_send_resp(win, rx->car.vc, rx->pkt.sreq, errclass, result,
                                  errclass ? 0 : v->hdr.result_len);
     MPL_free(result);
