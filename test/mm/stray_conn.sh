@@ -19,6 +19,12 @@ rm -f "$stop"
 MMT_STOP_FILE=$stop MMT_SECONDS=90 "$MM_PREFIX/bin/mpiexec" -genv MPIR_CVAR_MM_METHODS self,tcp \
     -genv MPIR_CVAR_MM_REPORT_METHODS 1 -n "$np" "$bin/stray_target" > "$log" 2>&1 < /dev/null &
 job=$!
+# Attack once every process listens: rank 0 says "ready" after a barrier of all of them
+# (started at once, the attacker found only the first one's port under ASan's slow start).
+t=0
+until grep -q "^ready" "$log" 2>/dev/null || [ $t -ge 600 ] || ! kill -0 $job 2>/dev/null; do
+    sleep 0.1; t=$((t + 1))
+done
 python3 "$MM_TEST_SRC/stray_conn.py" stray_target "$magic" "$version" > "$bin/stray_conn.attack.log" 2>&1
 attack_rc=$?
 touch "$stop"   # the job may end now
