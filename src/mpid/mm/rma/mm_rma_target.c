@@ -145,6 +145,22 @@ static int wire_errclass(mm_wire_err_t err)
 
 /* Where the operation's target buffer starts, and whether [lo, hi) from there is all in the
  * window. The displacement, count and footprint come off the wire: nothing may wrap. */
+/* base + off for a signed offset off the wire, or 0 if that leaves the address space. (A
+ * footprint below its target address, a vector of negative stride, has lo < 0: an unsigned
+ * add of the converted offset always "overflows", which refused every such operation.) */
+static int addr_offset(uintptr_t base, int64_t off, uintptr_t * out)
+{
+    uintptr_t below;
+
+    if (off >= 0)
+        return !__builtin_add_overflow(base, (uintptr_t) off, out);
+    below = (uintptr_t) 0 - (uintptr_t) off;   /* |off|, INT64_MIN included */
+    if (below > base)
+        return 0;
+    *out = base - below;
+    return 1;
+}
+
 static int target_addr(MPIR_Win * win, const mm_rma_op_view_t * v, char **addr_out)
 {
     uintptr_t base, first, end;
@@ -161,9 +177,7 @@ static int target_addr(MPIR_Win * win, const mm_rma_op_view_t * v, char **addr_o
     *addr_out = (char *) base;
     if (v->hi <= v->lo)
         return 1;       /* nothing is touched */
-    if (__builtin_add_overflow(base, (uintptr_t) v->lo, &first) ||
-        __builtin_add_overflow(base, (uintptr_t) v->hi, &end) || end < first ||
-        (v->lo < 0 && first > base) || (v->lo >= 0 && first < base))
+    if (!addr_offset(base, v->lo, &first) || !addr_offset(base, v->hi, &end) || end < first)
         return 0;
     return mm_win_range_ok(win, (const char *) first, (MPI_Aint) (end - first));
 }
