@@ -356,12 +356,12 @@ static int op_execute(MPIR_Win * win, mm_rma_rx_t * rx, const mm_rma_op_view_t *
             v = &moved;
         }
     }
-    if (errclass)
-        ;       /* answered with the error below */
-    else if (!target_addr(win, v, &addr))
-        errclass = MPI_ERR_RMA_RANGE;
-    else
-        (void) op_apply(win, v, addr, &result, &errclass);
+    if (errclass == 0) {
+        if (!target_addr(win, v, &addr))
+            errclass = MPI_ERR_RMA_RANGE;
+        else
+            (void) op_apply(win, v, addr, &result, &errclass);
+    }
     MPL_free(copy);
     mpi_errno = mm_rma_send_resp(win, rx->car.vc, rx->pkt.sreq, errclass, result,
                                  errclass ? 0 : v->hdr.result_len);

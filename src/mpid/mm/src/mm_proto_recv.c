@@ -272,8 +272,8 @@ int mm_proto_handle_data(mm_vc_t * vc, const mm_pkt_t * pkt)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *rreq;
 
-    mpi_errno = mm_reqid_lookup_named(vc, pkt->rreq, MPIR_REQUEST_KIND__RECV, MM_REQ_AWAIT_DATA,
-                             MM_REQ_UNEXPECTED, "DATA", &rreq);
+    mpi_errno = mm_reqid_lookup_named(vc, pkt->rreq, MPIR_REQUEST_KIND__RECV,
+                                      MM_REQ_AWAIT_DATA, MM_REQ_UNEXPECTED, "DATA", &rreq);
     MPIR_ERR_CHECK(mpi_errno);
     MPIR_ERR_CHKANDJUMP3(pkt->data_sz != rreq->dev.data_sz, mpi_errno, MPI_ERR_OTHER,
                          "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,

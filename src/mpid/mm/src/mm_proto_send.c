@@ -114,7 +114,7 @@ int mm_proto_handle_cts(mm_vc_t * vc, const mm_pkt_t * pkt)
     mm_car_t *head;
 
     mpi_errno = mm_reqid_lookup_named(vc, pkt->sreq, MPIR_REQUEST_KIND__SEND,
-                             MM_REQ_AWAIT_ACK | MM_REQ_RNDV, 0, "CTS", &sreq);
+                                      MM_REQ_AWAIT_ACK | MM_REQ_RNDV, 0, "CTS", &sreq);
     MPIR_ERR_CHECK(mpi_errno);
     ack_arrived(sreq);
 
@@ -141,8 +141,8 @@ int mm_proto_handle_sync_ack(mm_vc_t * vc, const mm_pkt_t * pkt)
     int mpi_errno = MPI_SUCCESS;
     MPIR_Request *sreq;
 
-    mpi_errno = mm_reqid_lookup_named(vc, pkt->sreq, MPIR_REQUEST_KIND__SEND, MM_REQ_AWAIT_ACK,
-                             MM_REQ_RNDV, "SYNC_ACK", &sreq);
+    mpi_errno = mm_reqid_lookup_named(vc, pkt->sreq, MPIR_REQUEST_KIND__SEND,
+                                      MM_REQ_AWAIT_ACK, MM_REQ_RNDV, "SYNC_ACK", &sreq);
     MPIR_ERR_CHECK(mpi_errno);
     ack_arrived(sreq);
     mpi_errno = mm_request_cc_done(sreq);
