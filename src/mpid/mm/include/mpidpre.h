@@ -48,6 +48,8 @@ typedef struct MPIDI_MM_request {
     void *buf;
     MPI_Aint count;
     MPI_Datatype datatype;
+    MPI_Aint buf_offset;        /* RMA answer of one part of a split operation: where its
+                                 * bytes start in buf, in packed order */
     /* the message */
     size_t data_sz;             /* payload bytes on the wire */
     void *tmpbuf;               /* packed or unexpected payload; freed at completion */

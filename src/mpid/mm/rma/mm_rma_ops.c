@@ -1,11 +1,12 @@
 /*
  * mm device: the origin side of RMA operations, and the packets rma/ puts on the wire.
  *
- * Every operation becomes one RMA_OP packet (mm_rma.h) on the target's VC: a HEAD CAR
- * and a DATA CAR whose cursor covers a small block we allocate (header, flattened target
- * datatype, packed or small origin data) and, for large contiguous origin data, the
- * user's buffer itself, which MPI forbids the user to touch until the operation
- * completes. The block is freed when the method is done with the CARs.
+ * Every operation becomes one RMA_OP packet (mm_rma.h) on the target's VC (or several,
+ * when the description of its target datatype would be too long for one: issue_blocks):
+ * a HEAD CAR and a DATA CAR whose cursor covers a small block we allocate (header,
+ * flattened target datatype, packed or small origin data) and, for large contiguous
+ * origin data, the user's buffer itself, which MPI forbids the user to touch until the
+ * operation completes. The block is freed when the method is done with the CARs.
  *
  * Every operation is answered (RMA_RESP) once the target has applied it; the answer
  * decrements the target's pending count, which is what flush, unlock, complete and fence
@@ -163,7 +164,8 @@ static int op_finish(MPIR_Win * win, int rank, MPIR_Request * req, int errclass)
         MPI_Aint actual;
         if (errclass == 0 && req->dev.data_sz > 0) {
             mpi_errno = MPIR_Typerep_unpack(req->dev.tmpbuf, req->dev.data_sz, req->dev.buf,
-                                            req->dev.count, req->dev.datatype, 0, &actual);
+                                            req->dev.count, req->dev.datatype,
+                                            req->dev.buf_offset, &actual);
             MPIR_ERR_CHECK(mpi_errno);
         }
         MPL_free(req->dev.tmpbuf);
@@ -227,10 +229,11 @@ int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
     car->vc = vc;
     car->next = NULL;
     MPIR_Datatype_is_contig(req->dev.datatype, &is_contig);
-    if (is_contig && mm_request_capacity(req) >= req->dev.data_sz) {
+    if (is_contig && mm_request_capacity(req) >= req->dev.buf_offset + req->dev.data_sz) {
         MPI_Aint true_lb;
         MPIR_Datatype_get_true_lb(req->dev.datatype, &true_lb);
-        mm_buf_init_contig(&car->buf, (char *) req->dev.buf + true_lb, req->dev.data_sz);
+        mm_buf_init_contig(&car->buf, (char *) req->dev.buf + true_lb + req->dev.buf_offset,
+                           req->dev.data_sz);
     } else {
         req->dev.tmpbuf = MPL_malloc(req->dev.data_sz, MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(req->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
@@ -282,30 +285,32 @@ static int request_done_now(MPIR_Win * win, MPIR_Request ** ureq)
 }
 
 /* A derived target datatype as the target will see it: its footprint, the byte blocks of
- * count elements in order, merged into runs of equal blocks at a constant stride (a vector
- * is one run per element block pattern, not one entry per block). The target checks these
- * numbers against its window and applies the operation block by block; it never rebuilds
- * the datatype (mm_rma_wire.h says why). */
-static int footprint_build(MPI_Aint count, MPI_Datatype type, mm_rma_seg_t ** segs_out,
-                           uint32_t * nseg_out)
+ * count elements in order (at most n blocks, from the first'th byte of its data on),
+ * merged into runs of equal blocks at a constant stride (a vector is one run per element
+ * block pattern, not one entry per block). The target checks these numbers against its
+ * window and applies the operation block by block; it never rebuilds the datatype
+ * (mm_rma_wire.h says why). *bytes_out: the bytes of data the blocks cover.
+ *
+ * By bytes, not MPICH's block-offset call: in 4.0.2 its dataloop version never returns
+ * for a nonzero offset. */
+static int footprint_build(MPI_Aint count, MPI_Datatype type, MPI_Aint first, MPI_Aint n,
+                           mm_rma_seg_t ** segs_out, uint32_t * nseg_out, MPI_Aint * bytes_out)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPI_Aint size, niov = 0, got = 0, bytes = 0;
+    MPI_Aint size, got = 0, bytes = 0;
     struct iovec *iov = NULL;
     mm_rma_seg_t *segs = NULL;
     uint32_t k = 0;
 
     MPIR_Datatype_get_size_macro(type, size);
-    if (size * count > 0) {
-        mpi_errno = MPIR_Typerep_iov_len(count, type, size * count, &niov);
-        MPIR_ERR_CHECK(mpi_errno);
-        iov = MPL_malloc(MPL_MAX(niov, 1) * sizeof(struct iovec), MPL_MEM_RMA);
-        segs = MPL_malloc(MPL_MAX(niov, 1) * sizeof(mm_rma_seg_t), MPL_MEM_RMA);
+    if (n > 0 && size * count > first) {
+        iov = MPL_malloc(n * sizeof(struct iovec), MPL_MEM_RMA);
+        segs = MPL_malloc(n * sizeof(mm_rma_seg_t), MPL_MEM_RMA);
         MPIR_ERR_CHKANDJUMP1(iov == NULL || segs == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                              "**nomem %s", "RMA target footprint");
         /* Offsets from the buffer's start: the iovecs of a buffer at address 0. */
-        mpi_errno = MPIR_Typerep_to_iov(NULL, count, type, 0, iov, niov, size * count, &got,
-                                        &bytes);
+        mpi_errno = MPIR_Typerep_to_iov(NULL, count, type, first, iov, n, size * count - first,
+                                        &got, &bytes);
         MPIR_ERR_CHECK(mpi_errno);
     }
     for (MPI_Aint i = 0; i < got; i++) {
@@ -334,6 +339,7 @@ static int footprint_build(MPI_Aint count, MPI_Datatype type, mm_rma_seg_t ** se
                          "**mm|rmadtype %d", (int) k);
     *segs_out = segs;
     *nseg_out = k;
+    *bytes_out = bytes;
     segs = NULL;
 
   fn_exit:
@@ -344,13 +350,37 @@ static int footprint_build(MPI_Aint count, MPI_Datatype type, mm_rma_seg_t ** se
     goto fn_exit;
 }
 
-int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
+/* What one RMA_OP packet carries of an operation: the footprint of some blocks of a
+ * derived target datatype (none for a predefined one), and the slices of the origin data
+ * and of the result that belong to them (byte offsets in packed order). Most operations
+ * are one part; issue_blocks says when there are more. */
+typedef struct rma_part {
+    MPI_Aint data_off, data_len;
+    MPI_Aint result_off, result_len;
+    mm_rma_seg_t *segs;         /* the blocks' footprint */
+    uint32_t nseg;
+} rma_part_t;
+
+/* A part of a split operation is done (its request's on_complete): the user's request
+ * completes with the last one and carries the first error. */
+static void part_done(MPIR_Request * req)
+{
+    MPIR_Request *whole = req->dev.partner;
+
+    req->dev.on_complete = NULL;
+    req->dev.partner = NULL;
+    if (whole->status.MPI_ERROR == MPI_SUCCESS)
+        whole->status.MPI_ERROR = req->status.MPI_ERROR;
+    mm_request_cc_done(whole);
+}
+
+/* Send one part. whole (split operations the user holds a request for) completes when
+ * every part has; ureq (a single part) gets the part's own request. */
+static int issue_part(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
+                      const rma_part_t * part, MPIR_Request * whole, MPIR_Request ** ureq)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPI_Aint tsize, osize = 0, data_len = 0, result_len = 0, copy_len, desc_len = 0;
-    MPI_Datatype basic = MPI_DATATYPE_NULL;
-    mm_rma_seg_t *segs = NULL;
-    uint32_t nseg = 0;
+    MPI_Aint osize = 0, copy_len, desc_len = (MPI_Aint) part->nseg * sizeof(mm_rma_seg_t);
     int ocontig = 1, posted = 0;
     const void *udata = NULL;
     size_t ulen = 0;
@@ -360,6 +390,192 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
     MPIR_Request *req = NULL;
     mm_pkt_t pkt = {.kind = MM_PKT_RMA_OP };
     char *p;
+
+    if (a->otype != MPI_DATATYPE_NULL) {
+        MPIR_Datatype_get_size_macro(a->otype, osize);
+        osize *= a->ocount;
+    }
+    copy_len = part->data_len;
+    if (copy_len > 0 && a->op != MM_RMA_CAS && a->op != MM_RMA_RMW2 && !a->copy_origin) {
+        MPIR_Datatype_is_contig(a->otype, &ocontig);
+        if (ocontig && copy_len > MM_RMA_COPY_LIMIT) {
+            MPI_Aint true_lb;
+            MPIR_Datatype_get_true_lb(a->otype, &true_lb);
+            udata = (const char *) a->origin + true_lb + part->data_off;
+            ulen = copy_len;
+            copy_len = 0;
+        }
+    }
+
+    mpi_errno = mm_rma_vc(win, a->target, &vc);
+    MPIR_ERR_CHECK(mpi_errno);
+    tx = tx_alloc(sizeof(mm_rma_hdr_t) + desc_len + copy_len);
+    MPIR_ERR_CHKANDJUMP1(tx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "RMA operation");
+    hdr = (mm_rma_hdr_t *) tx->buf;
+    hdr->op = a->op;
+    hdr->nseg = part->nseg;
+    hdr->target_disp = a->tdisp;
+    hdr->target_count = a->tcount;
+    hdr->target_type = part->nseg ? 0 : a->ttype;
+    hdr->basic_type = basic == MPI_DATATYPE_NULL ? 0 : basic;  /* 0: none, on the wire */
+    hdr->acc_op = a->acc_op;
+    hdr->flags = a->hdr_flags;
+    hdr->data_len = part->data_len;
+    hdr->result_len = part->result_len;
+    p = tx->buf + sizeof(mm_rma_hdr_t);
+    if (desc_len) {
+        memcpy(p, part->segs, desc_len);
+        p += desc_len;
+    }
+    if (a->op == MM_RMA_CAS) {
+        memcpy(p, a->origin, osize);
+        memcpy(p + osize, a->compare, osize);
+    } else if (a->op == MM_RMA_RMW2) {
+        MPI_Aint actual;
+        mpi_errno = MPIR_Typerep_pack(a->origin, a->ocount, a->otype, 0, p, osize, &actual);
+        MPIR_ERR_CHECK(mpi_errno);
+        mpi_errno = MPIR_Typerep_pack(a->compare, a->ocount, a->otype, 0, p + osize, osize,
+                                      &actual);
+        MPIR_ERR_CHECK(mpi_errno);
+    } else if (copy_len > 0) {
+        MPI_Aint actual;
+        mpi_errno = MPIR_Typerep_pack(a->origin, a->ocount, a->otype, part->data_off, p,
+                                      copy_len, &actual);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+
+    if (part->result_len > 0 || ureq || whole) {
+        req = mm_request_create(MPIR_REQUEST_KIND__RMA, win->comm_ptr);
+        MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "RMA request");
+        mm_request_cc_add(req, 1);
+        req->dev.id = mm_reqid_register(req);
+        MPIR_ERR_CHKANDJUMP1(req->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
+                             "**nomem %s", "mm request id");
+        req->dev.match_ctx = win->dev.key;
+        req->dev.match_rank = a->target;
+        req->dev.vc = vc;
+        req->dev.data_sz = part->result_len;
+        if (part->result_len > 0) {
+            req->dev.buf = a->result;
+            req->dev.count = a->rcount;
+            req->dev.datatype = a->rtype;
+            req->dev.buf_offset = part->result_off;
+            MPIR_Datatype_add_ref_if_not_builtin(a->rtype);
+        }
+        if (whole) {
+            req->dev.partner = whole;
+            req->dev.on_complete = part_done;
+            mm_request_cc_add(whole, 1);
+        }
+        pkt.sreq = req->dev.id;
+        if (ureq)
+            *ureq = req;
+        else
+            MPIR_Request_free(req);     /* only the engine holds it */
+    }
+    pkt.context_id = win->dev.key;
+    pkt.rank = win->comm_ptr->rank;
+    win->dev.peers[a->target].pending++;
+    win->dev.pending++;
+    posted = 1;         /* the method owns tx now, even if posting fails */
+    mpi_errno = tx_post(vc, tx, &pkt, sizeof(mm_rma_hdr_t) + desc_len + copy_len, udata, ulen);
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    if (tx && !posted)
+        MPL_free(tx);
+    goto fn_exit;
+}
+
+/* The bytes of [lo, hi) below len. */
+static inline MPI_Aint slice_len(MPI_Aint len, MPI_Aint lo, MPI_Aint hi)
+{
+    return len <= lo ? 0 : MPL_MIN(len, hi) - lo;
+}
+
+/* A derived target datatype of more blocks than one packet may describe
+ * (MM_RMA_NSEG_MAX, which bounds what a target allocates for a stranger's description)
+ * goes as several packets of MM_RMA_NSEG_MAX blocks each. Put, get and the accumulates
+ * apply each block on its own, and a block never ends inside an element of the type the
+ * operation applies, so the parts are the operation: MPI orders accumulates element by
+ * element, and the parts go in order on one VC. CAS and MPI_Rmw2 carry their operands
+ * whole: they stay one packet (and fail in footprint_build if it is too long). */
+static int issue_blocks(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic,
+                        MPI_Aint data_len, MPI_Aint result_len, MPIR_Request ** ureq)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint tsize, niov = 0, step, done = 0;
+    MPIR_Request *whole = NULL;
+    rma_part_t part = { 0 };
+
+    MPIR_Datatype_get_size_macro(a->ttype, tsize);
+    tsize *= a->tcount;
+    if (tsize > 0) {
+        mpi_errno = MPIR_Typerep_iov_len(a->tcount, a->ttype, tsize, &niov);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
+    step = a->op == MM_RMA_CAS || a->op == MM_RMA_RMW2 ? niov : MM_RMA_NSEG_MAX;
+    if (niov <= step) {
+        mpi_errno = footprint_build(a->tcount, a->ttype, 0, niov, &part.segs, &part.nseg,
+                                    &done);
+        MPIR_ERR_CHECK(mpi_errno);
+        part.data_len = data_len;
+        part.result_len = result_len;
+        mpi_errno = issue_part(win, a, basic, &part, NULL, ureq);
+        goto fn_exit;
+    }
+
+    if (ureq) {
+        /* The user's request: one count for issuing, one per part; the parts' requests
+         * finish it (part_done). */
+        whole = mm_request_create(MPIR_REQUEST_KIND__RMA, win->comm_ptr);
+        MPIR_ERR_CHKANDJUMP1(whole == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "RMA request");
+        mm_request_cc_add(whole, 1);
+    }
+    while (done < tsize && mpi_errno == MPI_SUCCESS) {
+        MPI_Aint bytes = 0;
+
+        mpi_errno = footprint_build(a->tcount, a->ttype, done, step, &part.segs, &part.nseg,
+                                    &bytes);
+        if (mpi_errno)
+            break;
+        MPIR_Assert(bytes > 0);
+        part.data_off = part.result_off = done;
+        part.data_len = slice_len(data_len, done, done + bytes);
+        part.result_len = slice_len(result_len, done, done + bytes);
+        done += bytes;
+        /* (a put shorter than its target buffer has nothing for the last blocks) */
+        if (part.data_len > 0 || part.result_len > 0)
+            mpi_errno = issue_part(win, a, basic, &part, whole, NULL);
+        MPL_free(part.segs);
+        part.segs = NULL;
+    }
+    if (whole) {
+        mm_request_cc_done(whole);      /* issuing is over */
+        if (mpi_errno == MPI_SUCCESS)
+            *ureq = whole;
+        else
+            MPIR_Request_free(whole);   /* the user's reference: the error goes instead */
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+
+  fn_exit:
+    MPL_free(part.segs);
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint tsize, osize = 0, data_len = 0, result_len = 0;
+    MPI_Datatype basic = MPI_DATATYPE_NULL;
 
     if (!a->implicit && !mm_rma_epoch_allows(win, a->target)) {
         mpi_errno = mm_rma_sync_error(__func__, "an RMA operation outside an access epoch "
@@ -444,101 +660,19 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
             mpi_errno = request_done_now(win, ureq);
         goto fn_exit;
     }
-    if (!MPIR_DATATYPE_IS_PREDEFINED(a->ttype)) {
-        mpi_errno = footprint_build(a->tcount, a->ttype, &segs, &nseg);
-        MPIR_ERR_CHECK(mpi_errno);
-        desc_len = (MPI_Aint) nseg * (MPI_Aint) sizeof(mm_rma_seg_t);
-        if (basic == MPI_DATATYPE_NULL)
-            basic = mm_rma_basic_type(a->ttype);        /* put/get: to check for partial
-                                                         * elements, if there is one type */
+    if (MPIR_DATATYPE_IS_PREDEFINED(a->ttype)) {
+        rma_part_t all = {.data_len = data_len,.result_len = result_len };
+        mpi_errno = issue_part(win, a, basic, &all, NULL, ureq);
+        goto fn_exit;
     }
-    copy_len = data_len;
-    if (data_len > 0 && a->op != MM_RMA_CAS && a->op != MM_RMA_RMW2 && !a->copy_origin) {
-        MPIR_Datatype_is_contig(a->otype, &ocontig);
-        if (ocontig && data_len > MM_RMA_COPY_LIMIT) {
-            MPI_Aint true_lb;
-            MPIR_Datatype_get_true_lb(a->otype, &true_lb);
-            udata = (const char *) a->origin + true_lb;
-            ulen = data_len;
-            copy_len = 0;
-        }
-    }
-
-    mpi_errno = mm_rma_vc(win, a->target, &vc);
-    MPIR_ERR_CHECK(mpi_errno);
-    tx = tx_alloc(sizeof(mm_rma_hdr_t) + desc_len + copy_len);
-    MPIR_ERR_CHKANDJUMP1(tx == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                         "RMA operation");
-    hdr = (mm_rma_hdr_t *) tx->buf;
-    hdr->op = a->op;
-    hdr->nseg = nseg;
-    hdr->target_disp = a->tdisp;
-    hdr->target_count = a->tcount;
-    hdr->target_type = nseg ? 0 : a->ttype;
-    hdr->basic_type = basic == MPI_DATATYPE_NULL ? 0 : basic;  /* 0: none, on the wire */
-    hdr->acc_op = a->acc_op;
-    hdr->flags = a->hdr_flags;
-    hdr->data_len = data_len;
-    hdr->result_len = result_len;
-    p = tx->buf + sizeof(mm_rma_hdr_t);
-    if (desc_len) {
-        memcpy(p, segs, desc_len);
-        p += desc_len;
-    }
-    if (a->op == MM_RMA_CAS) {
-        memcpy(p, a->origin, osize);
-        memcpy(p + osize, a->compare, osize);
-    } else if (a->op == MM_RMA_RMW2) {
-        MPI_Aint actual;
-        mpi_errno = MPIR_Typerep_pack(a->origin, a->ocount, a->otype, 0, p, osize, &actual);
-        MPIR_ERR_CHECK(mpi_errno);
-        mpi_errno = MPIR_Typerep_pack(a->compare, a->ocount, a->otype, 0, p + osize, osize,
-                                      &actual);
-        MPIR_ERR_CHECK(mpi_errno);
-    } else if (copy_len > 0) {
-        MPI_Aint actual;
-        mpi_errno = MPIR_Typerep_pack(a->origin, a->ocount, a->otype, 0, p, copy_len, &actual);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-
-    if (result_len > 0 || ureq) {
-        req = mm_request_create(MPIR_REQUEST_KIND__RMA, win->comm_ptr);
-        MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
-                             "RMA request");
-        mm_request_cc_add(req, 1);
-        req->dev.id = mm_reqid_register(req);
-        MPIR_ERR_CHKANDJUMP1(req->dev.id == 0, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                             "**nomem %s", "mm request id");
-        req->dev.match_ctx = win->dev.key;
-        req->dev.match_rank = a->target;
-        req->dev.vc = vc;
-        req->dev.data_sz = result_len;
-        if (result_len > 0) {
-            req->dev.buf = a->result;
-            req->dev.count = a->rcount;
-            req->dev.datatype = a->rtype;
-            MPIR_Datatype_add_ref_if_not_builtin(a->rtype);
-        }
-        pkt.sreq = req->dev.id;
-        if (ureq)
-            *ureq = req;
-        else
-            MPIR_Request_free(req);     /* only the engine holds it */
-    }
-    pkt.context_id = win->dev.key;
-    pkt.rank = win->comm_ptr->rank;
-    win->dev.peers[a->target].pending++;
-    win->dev.pending++;
-    posted = 1;         /* the method owns tx now, even if posting fails */
-    mpi_errno = tx_post(vc, tx, &pkt, sizeof(mm_rma_hdr_t) + desc_len + copy_len, udata, ulen);
-    MPIR_ERR_CHECK(mpi_errno);
+    if (basic == MPI_DATATYPE_NULL)
+        basic = mm_rma_basic_type(a->ttype);    /* put/get: to check for partial elements,
+                                                 * if there is one type */
+    mpi_errno = issue_blocks(win, a, basic, data_len, result_len, ureq);
 
   fn_exit:
-    MPL_free(segs);
     return mpi_errno;
   fn_fail:
-    if (tx && !posted)
-        MPL_free(tx);
     goto fn_exit;
 }
 
