@@ -9,6 +9,9 @@ if BUILD_MM
 
 AM_CPPFLAGS += -I$(top_srcdir)/src/mpid/mm/include
 
+# The device's MPI extensions, installed beside mpi.h.
+include_HEADERS += src/mpid/mm/include/mpix_xfer.h
+
 noinst_HEADERS +=                               \
     src/mpid/mm/include/mpidpre.h               \
     src/mpid/mm/include/mpidpost.h              \
@@ -41,6 +44,8 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_reqid.c                  \
     src/mpid/mm/src/mm_car.c                    \
     src/mpid/mm/src/mm_xfer.c                   \
+    src/mpid/mm/src/mm_xfer_graph.c             \
+    src/mpid/mm/src/mm_xfer_mpix.c              \
     src/mpid/mm/src/mm_recvq.c                  \
     src/mpid/mm/src/mm_cq.c                     \
     src/mpid/mm/src/mm_proto_send.c             \

@@ -62,6 +62,8 @@ typedef struct MPIDI_MM_request {
      * subsystem above the engine (partitioned requests) learns that a request it started
      * has finished. NULL for most requests. */
     void (*on_complete) (struct MPIR_Request * req);
+    void *cb_arg;               /* on_complete's own data (an xfer chunk) */
+    struct mm_xfer_graph *xfer; /* a graph xfer block (kind COLL): its ops (mm_xfer.h) */
     struct MPIR_Request *qnext; /* posted / unexpected queue link */
     mm_car_t head_car;
     mm_car_t data_car;

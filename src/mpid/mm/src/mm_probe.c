@@ -147,7 +147,8 @@ int MPID_Imrecv(void *buf, MPI_Aint count, MPI_Datatype datatype, MPIR_Request *
     rreq = mm_request_create(MPIR_REQUEST_KIND__RECV, message->comm);
     MPIR_ERR_CHKANDJUMP1(rreq == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm request");
-    mpi_errno = xfer_recv_op(rreq, buf, count, datatype, message->dev.match_rank);
+    mpi_errno = xfer_recv_op(rreq, buf, count, datatype, 0, XFER_END,
+                             message->dev.match_rank);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = mm_proto_recv_matched(rreq, message);
     MPIR_ERR_CHECK(mpi_errno);

@@ -17,7 +17,7 @@ static int isend_mode(const void *buf, MPI_Aint count, MPI_Datatype datatype, in
     }
     mpi_errno = xfer_init(tag, comm, context_offset, MPIR_REQUEST_KIND__SEND, &sreq);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = xfer_send_op(sreq, buf, count, datatype, dest, flags);
+    mpi_errno = xfer_send_op(sreq, buf, count, datatype, 0, XFER_END, dest, flags);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = xfer_start(sreq);
     MPIR_ERR_CHECK(mpi_errno);
@@ -143,7 +143,7 @@ int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype datatype, int source, int
     }
     mpi_errno = xfer_init(tag, comm, context_offset, MPIR_REQUEST_KIND__RECV, &rreq);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = xfer_recv_op(rreq, buf, count, datatype, source);
+    mpi_errno = xfer_recv_op(rreq, buf, count, datatype, 0, XFER_END, source);
     MPIR_ERR_CHECK(mpi_errno);
     mpi_errno = xfer_start(rreq);
     MPIR_ERR_CHECK(mpi_errno);

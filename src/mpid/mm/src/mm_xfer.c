@@ -1,5 +1,7 @@
 /*
- * xfer blocks: a request, its op, and the CARs that carry it (see mm_xfer.h).
+ * xfer blocks: the entry points of mm_xfer.h, and the message blocks (one send or recv of
+ * a whole buffer: a request, its op, and the CARs that carry it). Graph blocks are
+ * mm_xfer_graph.c's.
  */
 #include "mpidimpl.h"
 
@@ -11,6 +13,16 @@ int xfer_init(int tag, MPIR_Comm * comm, int context_offset, MPIR_Request_kind_t
 
     MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm request");
+    if (kind == MPIR_REQUEST_KIND__COLL) {
+        mpi_errno = mm_xfer_graph_init(req, tag, context_offset);
+        if (mpi_errno) {
+            MPIR_Request_free(req);
+            MPIR_Request_free(req);
+            goto fn_fail;
+        }
+        *req_out = req;
+        goto fn_exit;
+    }
     req->dev.match_tag = tag;
     /* Sends carry the context the peer receives on; receives match on our own. */
     if (kind == MPIR_REQUEST_KIND__SEND) {
@@ -27,9 +39,12 @@ int xfer_init(int tag, MPIR_Comm * comm, int context_offset, MPIR_Request_kind_t
     goto fn_exit;
 }
 
-/* A block holds one op today; say so rather than silently dropping a second one. */
-static int xfer_claim_op(MPIR_Request * req, const char *op)
+/* A message block holds one op of a whole buffer; say so rather than silently dropping a
+ * second one (or a part of the buffer). */
+static int xfer_claim_op(MPIR_Request * req, MPI_Aint first, MPI_Aint last, const char *op)
 {
+    if (first != 0 || last != XFER_END)
+        return mm_notimpl(op);
     return req->dev.datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : mm_notimpl(op);
 }
 
@@ -41,14 +56,24 @@ static MPI_Datatype xfer_type(MPI_Aint count, MPI_Datatype datatype)
 }
 
 int xfer_send_op(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Datatype datatype,
-                 int dest, unsigned flags)
+                 MPI_Aint first, MPI_Aint last, int dest, unsigned flags)
 {
     int mpi_errno = MPI_SUCCESS;
     mm_car_t *data = &req->dev.data_car;
     MPI_Aint type_size, true_lb;
     int is_contig;
 
-    mpi_errno = xfer_claim_op(req, "xfer_send_op (second op in one xfer block)");
+    if (req->kind == MPIR_REQUEST_KIND__COLL) {
+        xfer_op_args_t a = {.kind = XFER_OP_SEND,.buf = (void *) buf,.count = count,
+            .datatype = datatype,.first = first,.last = last,.op = MPI_OP_NULL,.src =
+                MPI_PROC_NULL,.dest = dest
+        };
+        if (flags)
+            return mm_notimpl("xfer_send_op (a synchronous send in a graph block)");
+        return mm_xfer_graph_add(req, &a);
+    }
+    mpi_errno = xfer_claim_op(req, first, last,
+                              "xfer_send_op (a second op or a byte range in a message block)");
     MPIR_ERR_CHECK(mpi_errno);
     datatype = xfer_type(count, datatype);
     mpi_errno = mm_vc_get(mm_comm_lpid(req->comm, dest), &req->dev.vc);
@@ -91,11 +116,19 @@ int xfer_send_op(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Dataty
 }
 
 int xfer_recv_op(MPIR_Request * req, void *buf, MPI_Aint count, MPI_Datatype datatype,
-                 int src)
+                 MPI_Aint first, MPI_Aint last, int src)
 {
     int mpi_errno = MPI_SUCCESS;
 
-    mpi_errno = xfer_claim_op(req, "xfer_recv_op (second op in one xfer block)");
+    if (req->kind == MPIR_REQUEST_KIND__COLL) {
+        xfer_op_args_t a = {.kind = XFER_OP_RECV,.buf = buf,.count = count,
+            .datatype = datatype,.first = first,.last = last,.op = MPI_OP_NULL,.src = src,
+            .dest = MPI_PROC_NULL
+        };
+        return mm_xfer_graph_add(req, &a);
+    }
+    mpi_errno = xfer_claim_op(req, first, last,
+                              "xfer_recv_op (a second op or a byte range in a message block)");
     MPIR_ERR_CHECK(mpi_errno);
     datatype = xfer_type(count, datatype);
     req->dev.buf = buf;
@@ -112,10 +145,67 @@ int xfer_recv_op(MPIR_Request * req, void *buf, MPI_Aint count, MPI_Datatype dat
     goto fn_exit;
 }
 
+/* The ops only a graph block has. */
+static int graph_op(MPIR_Request * req, const xfer_op_args_t * a, const char *name)
+{
+    if (req->kind != MPIR_REQUEST_KIND__COLL)
+        return mm_notimpl(name);
+    return mm_xfer_graph_add(req, a);
+}
+
+int xfer_recv_mop_op(MPIR_Request * req, void *buf, MPI_Aint count, MPI_Datatype datatype,
+                     MPI_Aint first, MPI_Aint last, MPI_Op op, int src)
+{
+    xfer_op_args_t a = {.kind = XFER_OP_RECV_MOP,.buf = buf,.count = count,
+        .datatype = datatype,.first = first,.last = last,.op = op,.src = src,
+        .dest = MPI_PROC_NULL
+    };
+    return graph_op(req, &a, "xfer_recv_mop_op (in a message block)");
+}
+
+int xfer_recv_forward_op(MPIR_Request * req, void *buf, MPI_Aint count,
+                         MPI_Datatype datatype, MPI_Aint first, MPI_Aint last, int src,
+                         int dest)
+{
+    xfer_op_args_t a = {.kind = XFER_OP_RECV_FORWARD,.buf = buf,.count = count,
+        .datatype = datatype,.first = first,.last = last,.op = MPI_OP_NULL,.src = src,
+        .dest = dest
+    };
+    return graph_op(req, &a, "xfer_recv_forward_op (in a message block)");
+}
+
+int xfer_recv_mop_forward_op(MPIR_Request * req, void *buf, MPI_Aint count,
+                             MPI_Datatype datatype, MPI_Aint first, MPI_Aint last, MPI_Op op,
+                             int src, int dest)
+{
+    xfer_op_args_t a = {.kind = XFER_OP_RECV_MOP_FORWARD,.buf = buf,.count = count,
+        .datatype = datatype,.first = first,.last = last,.op = op,.src = src,.dest = dest
+    };
+    return graph_op(req, &a, "xfer_recv_mop_forward_op (in a message block)");
+}
+
+int xfer_forward_op(MPIR_Request * req, MPI_Aint size, int src, int dest)
+{
+    xfer_op_args_t a = {.kind = XFER_OP_FORWARD,.buf = NULL,.count = size,
+        .datatype = MPI_BYTE,.first = 0,.last = size,.op = MPI_OP_NULL,.src = src,
+        .dest = dest
+    };
+    return graph_op(req, &a, "xfer_forward_op (in a message block)");
+}
+
+int xfer_replicate_op(MPIR_Request * req, int dest)
+{
+    if (req->kind != MPIR_REQUEST_KIND__COLL)
+        return mm_notimpl("xfer_replicate_op (in a message block)");
+    return mm_xfer_graph_replicate(req, dest);
+}
+
 int xfer_start(MPIR_Request * req)
 {
     int mpi_errno = MPI_SUCCESS;
 
+    if (req->kind == MPIR_REQUEST_KIND__COLL)
+        return mm_xfer_graph_start(req);
     if (req->kind == MPIR_REQUEST_KIND__SEND) {
         mpi_errno = mm_proto_send(req, (req->dev.flags & MM_REQ_SYNC) != 0);
     } else {
