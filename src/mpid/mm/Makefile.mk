@@ -46,6 +46,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_xfer.c                   \
     src/mpid/mm/src/mm_xfer_graph.c             \
     src/mpid/mm/src/mm_xfer_mpix.c              \
+    src/mpid/mm/coll/mm_bcast.c                 \
     src/mpid/mm/src/mm_recvq.c                  \
     src/mpid/mm/src/mm_cq.c                     \
     src/mpid/mm/src/mm_proto_send.c             \

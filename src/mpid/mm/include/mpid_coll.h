@@ -4,8 +4,9 @@
  * MPIR calls MPID_<Coll> (blocking; all but the neighborhood ones carry the errflag in which
  * the algorithm accumulates errors of its point-to-point steps), MPID_I<coll> (nonblocking)
  * and MPID_<Coll>_init (persistent) when MPIR_CVAR_DEVICE_COLLECTIVES hands a collective to
- * the device, which is the default ("percoll" with every per-collective CVAR true). mm has no
- * collective algorithms of its own: every collective here runs MPIR's algorithm selection
+ * the device, which is the default ("percoll" with every per-collective CVAR true). mm's own
+ * algorithms live in coll/ (MPI_Bcast from MPIR_CVAR_MM_BCAST_PIPELINE_MIN bytes, as an xfer
+ * pipeline); every other collective here runs MPIR's algorithm selection
  * (MPIR_<Coll>_impl), whose point-to-point steps come back to mm as MPID_Send_coll,
  * MPID_Isend_coll, MPID_Irecv and friends. MPIR creates a persistent collective as a request of
  * kind MPIR_REQUEST_KIND__PREQUEST_COLL; that kind is all MPID_Startall needs to recognise it
@@ -24,10 +25,14 @@ MPL_STATIC_INLINE_PREFIX int MPID_Barrier(MPIR_Comm *comm_ptr, MPIR_Errflag_t *e
     return MPIR_Barrier_impl(comm_ptr, errflag);
 }
 
+/* coll/mm_bcast.c: large broadcasts as an xfer pipeline, the rest through MPIR */
+int mm_coll_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                  MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag);
+
 MPL_STATIC_INLINE_PREFIX int MPID_Bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
                                         int root, MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag)
 {
-    return MPIR_Bcast_impl(buffer, count, datatype, root, comm_ptr, errflag);
+    return mm_coll_bcast(buffer, count, datatype, root, comm_ptr, errflag);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPID_Gather(const void *sendbuf, MPI_Aint sendcount,
