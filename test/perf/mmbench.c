@@ -17,6 +17,9 @@
  *                 ("char") and of MPI_DOUBLE ("double") + MPI_Win_flush, in lock_all, at
  *                 8 B, 1 KiB, 64 KiB and 1 MiB (us)
  *       allreduce MPI_Allreduce of one double on all ranks (us)
+ *       bcast     MPI_Bcast of SIZE bytes from rank 0, each call followed by a barrier
+ *                 that is not timed; the slowest rank's mean time per call, at 8 B,
+ *                 1 KiB, 64 KiB, 1 MiB and 16 MiB (us)
  *
  * Each point is measured in `rounds` rounds (default 15) after 2 warm-up rounds; a round
  * runs enough iterations to last about 20 ms. Printed per point, from rank 0:
@@ -148,6 +151,22 @@ static double op_allreduce(long iters, size_t bytes)
     for (long i = 0; i < iters; i++)
         MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     return (MPI_Wtime() - t) * 1e6 / iters;
+}
+
+static char *bcast_buf;
+
+static double op_bcast(long iters, size_t bytes)
+{
+    double sum = 0, t, worst;
+    for (long i = 0; i < iters; i++) {
+        t = MPI_Wtime();
+        MPI_Bcast(bcast_buf, (int) bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        sum += MPI_Wtime() - t;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    sum = sum * 1e6 / iters;
+    MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
 }
 
 static MPI_Win win;
@@ -322,6 +341,12 @@ int main(int argc, char **argv)
         measure(test, "-", 8, op_msgrate);
     } else if (!strcmp(test, "allreduce")) {
         measure(test, "-", 8, op_allreduce);
+    } else if (!strcmp(test, "bcast")) {
+        static const size_t sizes[] = { 8, 1024, 65536, 1 << 20, 16 << 20 };
+        bcast_buf = calloc(16 << 20, 1);
+        for (int i = 0; i < 5; i++)
+            measure(test, "-", sizes[i], op_bcast);
+        free(bcast_buf);
     } else {
         /* An MPI without RMA (or one whose windows fail here) gets a line saying so, not a
          * crash that would hide the other results of the run. */
