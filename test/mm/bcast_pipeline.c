@@ -91,9 +91,13 @@ int main(int argc, char **argv)
         MPI_Comm_size(comm, &size);
         for (int root = 0; root < size; root++) {
             int round = shape * 100 + root;
-            /* bytes: 0, 1, just below and at the pipeline, odd sizes in the tree, the chain */
-            long sizes[] = { 0, 1, pmin - 1, pmin, pmin + 4097, 3 * pmin + 1, cmin + 12345 };
-            for (int s = 0; s < 7; s++) {
+            /* bytes: 0, 1, just below and at the pipeline, odd sizes in the tree, the
+             * chain; and streams whose last chunk is short enough to go eagerly and
+             * overtake the rendezvous chunk before it (forwarders must keep the order) */
+            long sizes[] = { 0, 1, pmin - 1, pmin, pmin + 4097, 3 * pmin + 1, cmin + 12345,
+                491520 + 1000, 5 * 491520 + 100
+            };
+            for (int s = 0; s < 9; s++) {
                 if (sizes[s] < 0)
                     continue;
                 one(comm, MPI_BYTE, 1, sizes[s], root, round + s);

@@ -3,7 +3,9 @@
  * processes in a chain 0 -> 1 -> ... -> NP-1.
  *
  *  1. chain: rank 0 sends 64 MiB, every middle rank recv_forwards it, the last receives;
- *     every rank checks every byte (a pattern that differs in each 8-byte word).
+ *     every rank checks every byte (a pattern that differs in each 8-byte word). Again
+ *     with two chunks and a short tail: the tail arrives first (eager) and must still be
+ *     passed on last.
  *  2. reduction: the last rank sends its vector of doubles, each middle rank
  *     recv_mop_forwards (adds its own and passes the sum on), rank 0 recv_mops: it must
  *     hold the sum over all ranks, element by element; the middle ranks hold the partial
@@ -14,7 +16,8 @@
  *  4. forward: rank 1 passes 3 MiB + 5 bytes from rank 0 to rank 2 without a buffer, and
  *     the block's status counts the bytes it received.
  *  5. bad input under MPI_ERRORS_RETURN: a range beyond the buffer (MPI_ERR_ARG), a
- *     replicate with no receive before it (MPI_ERR_ARG), an op on a started block
+ *     replicate with no receive before it (MPI_ERR_ARG), a second stream to one peer
+ *     (MPI_ERR_ARG), an op on a started block
  *     (MPI_ERR_REQUEST), a reduction of a struct of mixed types (MPI_ERR_TYPE); and the
  *     block each error was made on still works afterwards.
  */
@@ -22,7 +25,9 @@
 #include "mpix_xfer.h"
 #include <stdint.h>
 
-#define CHAIN_BYTES (64L << 20)
+#define CHAIN_LONG (64L << 20)
+#define CHAIN_SHORT_TAIL (2 * 491520L + 100)  /* two default chunks and a tail short enough
+                                                 * to go eagerly and overtake them */
 #define RED_COUNT (3L << 20)            /* doubles: 24 MiB */
 #define TREE_COUNT (1L << 20)           /* ints, every other one of a 2x buffer */
 #define FWD_BYTES ((3L << 20) + 5)
@@ -32,35 +37,35 @@ static unsigned char pattern(long i)
     return (unsigned char) ((i * 2654435761u) >> 13) ^ (unsigned char) (i >> 3);
 }
 
-static void test_chain(int rank, int size)
+static void test_chain(int rank, int size, long n)
 {
-    unsigned char *buf = malloc(CHAIN_BYTES);
+    unsigned char *buf = malloc(n);
     MPI_Request x;
     MPI_Status st;
     long bad = 0;
     int count;
 
     if (rank == 0)
-        for (long i = 0; i < CHAIN_BYTES; i++)
+        for (long i = 0; i < n; i++)
             buf[i] = pattern(i);
     else
-        memset(buf, 0, CHAIN_BYTES);
+        memset(buf, 0, n);
     CHECK_MPI(MPIX_Xfer_init(MPI_COMM_WORLD, 11, &x));
     if (rank == 0)
-        CHECK_MPI(MPIX_Xfer_send(x, buf, CHAIN_BYTES, MPI_BYTE, 0, MPIX_XFER_END, 1));
+        CHECK_MPI(MPIX_Xfer_send(x, buf, n, MPI_BYTE, 0, MPIX_XFER_END, 1));
     else if (rank < size - 1)
-        CHECK_MPI(MPIX_Xfer_recv_forward(x, buf, CHAIN_BYTES, MPI_BYTE, 0, MPIX_XFER_END,
+        CHECK_MPI(MPIX_Xfer_recv_forward(x, buf, n, MPI_BYTE, 0, MPIX_XFER_END,
                                          rank - 1, rank + 1));
     else
-        CHECK_MPI(MPIX_Xfer_recv(x, buf, CHAIN_BYTES, MPI_BYTE, 0, MPIX_XFER_END, rank - 1));
+        CHECK_MPI(MPIX_Xfer_recv(x, buf, n, MPI_BYTE, 0, MPIX_XFER_END, rank - 1));
     CHECK_MPI(MPIX_Xfer_start(x));
     CHECK_MPI(MPI_Wait(&x, &st));
     CHECK(x == MPI_REQUEST_NULL, "chain: the block was not freed by MPI_Wait");
     MPI_Get_count(&st, MPI_BYTE, &count);
-    CHECK(count == (rank == 0 ? 0 : CHAIN_BYTES), "chain: status counts %d bytes", count);
-    for (long i = 0; i < CHAIN_BYTES; i++)
+    CHECK(count == (rank == 0 ? 0 : n), "chain: status counts %d bytes", count);
+    for (long i = 0; i < n; i++)
         bad += buf[i] != pattern(i);
-    CHECK(bad == 0, "chain: %ld of %ld bytes wrong", bad, CHAIN_BYTES);
+    CHECK(bad == 0, "chain: %ld of %ld bytes wrong", bad, n);
     free(buf);
 }
 
@@ -185,6 +190,8 @@ static void test_errors(int rank, int size)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Type_create_struct(2, blens, displs, types, &mixed);
     MPI_Type_commit(&mixed);
+    for (int i = 0; i < 4; i++)
+        data[i] = rank * 100 + i;
     CHECK_MPI(MPIX_Xfer_init(MPI_COMM_WORLD, 15, &x));
     err = MPIX_Xfer_send(x, data, 8, MPI_INT, 0, 33, next);
     CHECK(err != MPI_SUCCESS && err_class(err) == MPI_ERR_ARG,
@@ -193,14 +200,16 @@ static void test_errors(int rank, int size)
     CHECK(err != MPI_SUCCESS && err_class(err) == MPI_ERR_ARG,
           "replicate with nothing received: error class %d",
           err == MPI_SUCCESS ? 0 : err_class(err));
+    CHECK_MPI(MPIX_Xfer_send(x, data, 4, MPI_INT, 0, MPIX_XFER_END, next));
+    err = MPIX_Xfer_send(x, data, 4, MPI_INT, 0, MPIX_XFER_END, next);
+    CHECK(err != MPI_SUCCESS && err_class(err) == MPI_ERR_ARG,
+          "a second stream to one peer: error class %d",
+          err == MPI_SUCCESS ? 0 : err_class(err));
     err = MPIX_Xfer_recv_mop(x, data, 1, mixed, 0, MPIX_XFER_END, MPI_SUM, prev);
     CHECK(err != MPI_SUCCESS && err_class(err) == MPI_ERR_TYPE,
           "reduction of a mixed struct: error class %d",
           err == MPI_SUCCESS ? 0 : err_class(err));
-    /* the block is unharmed: a ring exchange of 8 ints on it works */
-    for (int i = 0; i < 4; i++)
-        data[i] = rank * 100 + i;
-    CHECK_MPI(MPIX_Xfer_send(x, data, 4, MPI_INT, 0, MPIX_XFER_END, next));
+    /* the block is unharmed: the ring exchange of 4 ints its first send began works */
     CHECK_MPI(MPIX_Xfer_recv(x, data + 4, 4, MPI_INT, 0, MPIX_XFER_END, prev));
     CHECK_MPI(MPIX_Xfer_start(x));
     err = MPIX_Xfer_send(x, data, 1, MPI_INT, 0, MPIX_XFER_END, next);
@@ -227,7 +236,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
-    test_chain(rank, size);
+    test_chain(rank, size, CHAIN_LONG);
+    test_chain(rank, size, CHAIN_SHORT_TAIL);
     test_reduction(rank, size);
     test_tree(rank, size);
     test_forward(rank);

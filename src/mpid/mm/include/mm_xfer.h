@@ -28,11 +28,14 @@
  *   forward         pass size bytes from src on to dest, holding only chunks in flight
  *   replicate       the stream of the receive op before it goes to dest too (one
  *                   incoming stream to several destinations)
- * Priority: ops are posted in the order issued, so on one connection an earlier op's
- * chunks go first; a later op moves at the same time wherever it does not compete. The
- * receives of an op are posted at start (a few at a time where they need staging memory),
- * and a forwarded chunk goes on as soon as it is in, so no op waits for another's
- * completion and blocks that forward to each other in a cycle cannot deadlock.
+ * A block has at most one stream per direction and peer (an op that would add a second
+ * fails with MPI_ERR_ARG): chunks of a forwarded stream leave in order as they arrive,
+ * and two streams to one peer would interleave in an order the peer cannot know.
+ * Priority: ops are started in the order issued (an earlier op's chunks are posted
+ * first), then move side by side. The receives of an op are posted at start (a few at a
+ * time where they need staging memory), and a forwarded chunk goes on as soon as it and
+ * the chunks before it are in, so no op waits for another's completion and blocks that
+ * forward to each other in a cycle cannot deadlock.
  */
 #ifndef MM_XFER_H_INCLUDED
 #define MM_XFER_H_INCLUDED

@@ -18,7 +18,7 @@
  *   MPIX_Xfer_start(x);
  *   MPI_Wait(&x, &status);     (the status count: bytes the block received)
  *
- * Ops (in priority order: on one connection, an earlier op's chunks go first):
+ * Ops (started in the order issued, then moving side by side):
  *   send              send the range to dest
  *   recv              receive the range from src
  *   recv_mop          receive from src and combine into the buffer, buf = in op buf, as
@@ -28,7 +28,8 @@
  *   recv_mop_forward  recv_mop, then pass each combined chunk on to dest
  *   forward           pass size bytes from src on to dest without a user buffer
  *   replicate         the stream of the receiving op just before it goes to dest too
- * dest or src may be MPI_PROC_NULL (the op then does nothing to or from it); MPI_ANY_SOURCE
+ * A block has at most one stream from and one to each peer (a second fails with
+ * MPI_ERR_ARG). dest or src may be MPI_PROC_NULL (the op then does nothing to or from it); MPI_ANY_SOURCE
  * is not allowed. A block must be started before it is waited on; once started, no ops may
  * be added.
  */

@@ -50,6 +50,10 @@ typedef struct xfer_op {
     int ndest;
     MPI_Aint nchunks;
     MPI_Aint posted;            /* chunks started */
+    /* Passing on keeps chunk order: chunks complete out of order (an eager last chunk
+     * overtakes a rendezvous one), but the receiver downstream matches them in order. */
+    struct xfer_chunk **held;   /* arrived chunks waiting for an earlier one, by index */
+    MPI_Aint passed;            /* chunks passed on so far */
 } xfer_op_t;
 
 typedef struct mm_xfer_graph {
@@ -68,6 +72,7 @@ typedef struct xfer_chunk {
     int op;
     MPI_Aint index;
     char *stage;                /* staging memory, or NULL */
+    char *out;                  /* once arrived: the bytes to pass on */
     int refs;
 } xfer_chunk_t;
 
@@ -115,6 +120,22 @@ static int op_receives(const xfer_op_t * op)
     return op->a.kind != XFER_OP_SEND;
 }
 
+/* One stream per direction and peer in a block: the two ends match a stream's chunks in
+ * order, and two streams to one peer would interleave in an order the peer cannot know
+ * (chunks of one are sent as they arrive, the other's at once). */
+static int peer_taken(const mm_xfer_graph_t * g, int src, int dest)
+{
+    for (int i = 0; i < g->nops; i++) {
+        const xfer_op_t *o = &g->ops[i];
+        if (src != MPI_PROC_NULL && op_receives(o) && o->a.src == src)
+            return 1;
+        for (int d = 0; dest != MPI_PROC_NULL && d < o->ndest; d++)
+            if (o->dests[d] == dest)
+                return 1;
+    }
+    return 0;
+}
+
 int mm_xfer_graph_add(MPIR_Request * req, const xfer_op_args_t * a)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -123,6 +144,13 @@ int mm_xfer_graph_add(MPIR_Request * req, const xfer_op_args_t * a)
     xfer_op_t *op = NULL;
 
     MPIR_Assert(mm_xfer_graph_open(req));
+    MPIR_ERR_CHKANDJUMP2(peer_taken(g, a->kind == XFER_OP_SEND ? MPI_PROC_NULL : a->src,
+                                    a->kind == XFER_OP_RECV || a->kind == XFER_OP_RECV_MOP ?
+                                    MPI_PROC_NULL : a->dest), mpi_errno, MPI_ERR_ARG,
+                         "**mm|xferpeer", "**mm|xferpeer %d %d",
+                         a->kind == XFER_OP_SEND ? MPI_PROC_NULL : a->src,
+                         a->kind == XFER_OP_RECV || a->kind == XFER_OP_RECV_MOP ?
+                         MPI_PROC_NULL : a->dest);
     if (g->nops == g->cap) {
         int cap = g->cap ? 2 * g->cap : 4;
         xfer_op_t *ops = MPL_realloc(g->ops, cap * sizeof(*ops), MPL_MEM_BUFFER);
@@ -202,6 +230,8 @@ int mm_xfer_graph_replicate(MPIR_Request * req, int dest)
     MPIR_Assert(mm_xfer_graph_open(req));
     MPIR_ERR_CHKANDJUMP(op == NULL || !op_receives(op), mpi_errno, MPI_ERR_ARG,
                         "**mm|xferreplicate");
+    MPIR_ERR_CHKANDJUMP2(peer_taken(g, MPI_PROC_NULL, dest), mpi_errno, MPI_ERR_ARG,
+                         "**mm|xferpeer", "**mm|xferpeer %d %d", MPI_PROC_NULL, dest);
     mpi_errno = op_add_dest(op, dest);
 
   fn_exit:
@@ -218,6 +248,8 @@ static void block_error(MPIR_Request * block, int err)
         block->status.MPI_ERROR = err;
 }
 
+static void chunk_unref(struct xfer_chunk *c);
+
 /* The block's request completes (its on_complete): its ops' references go. */
 static void graph_release(MPIR_Request * block)
 {
@@ -233,12 +265,17 @@ static void graph_release(MPIR_Request * block)
         if (op->a.op != MPI_OP_NULL)
             MPIR_Op_release_if_not_builtin(op->a.op);
         MPL_free(op->dests);
+        /* after an error, chunks that waited for one that never came */
+        for (MPI_Aint k = op->passed; op->held && k < op->nchunks; k++)
+            if (op->held[k])
+                chunk_unref(op->held[k]);
+        MPL_free(op->held);
     }
     MPL_free(g->ops);
     MPL_free(g);
 }
 
-static void chunk_unref(xfer_chunk_t * c)
+static void chunk_unref(struct xfer_chunk *c)
 {
     if (--c->refs == 0) {
         MPL_free(c->stage);
@@ -436,7 +473,21 @@ static int chunk_arrived(xfer_chunk_t * c, xfer_op_t * op)
         case XFER_OP_SEND:
             break;
     }
-    mpi_errno = chunk_pass_on(c, op, data, len);
+    if (op->ndest == 0)
+        goto fn_exit;
+    /* Pass on this chunk and every held one after it, in order. */
+    c->out = data;
+    c->refs++;
+    op->held[c->index] = c;
+    while (op->passed < op->nchunks && op->held[op->passed] && mpi_errno == MPI_SUCCESS) {
+        xfer_chunk_t *h = op->held[op->passed];
+        MPI_Aint hlo, hlen;
+
+        op->held[op->passed++] = NULL;
+        chunk_range(op, h->index, &hlo, &hlen);
+        mpi_errno = chunk_pass_on(h, op, h->out, hlen);
+        chunk_unref(h);
+    }
 
   fn_exit:
     if (mine && !op->contig)
@@ -504,7 +555,19 @@ int mm_xfer_graph_start(MPIR_Request * block)
             for (MPI_Aint k = 0; k < op->nchunks && mpi_errno == MPI_SUCCESS; k++)
                 mpi_errno = chunk_send(block, op, i, k);
         } else if (op->a.src != MPI_PROC_NULL) {
-            MPI_Aint n = op_staged(op) ? MPL_MIN(MM_XFER_STAGED, op->nchunks) : op->nchunks;
+            MPI_Aint n;
+
+            if (op->ndest > 0) {
+                op->held = MPL_calloc(MPL_MAX(op->nchunks, 1), sizeof(*op->held),
+                                      MPL_MEM_BUFFER);
+                if (op->held == NULL) {
+                    mpi_errno = MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                     __func__, __LINE__, MPI_ERR_OTHER,
+                                                     "**nomem", "**nomem %s", "xfer op");
+                    break;
+                }
+            }
+            n = op_staged(op) ? MPL_MIN(MM_XFER_STAGED, op->nchunks) : op->nchunks;
             while (op->posted < n && mpi_errno == MPI_SUCCESS)
                 mpi_errno = chunk_recv_next(block, op, i);
         }
