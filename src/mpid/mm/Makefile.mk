@@ -44,6 +44,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_reqid.c                  \
     src/mpid/mm/src/mm_car.c                    \
     src/mpid/mm/src/mm_xfer.c                   \
+    src/mpid/mm/src/mm_msg.c                    \
     src/mpid/mm/src/mm_xfer_graph.c             \
     src/mpid/mm/src/mm_xfer_mpix.c              \
     src/mpid/mm/coll/mm_bcast.c                 \

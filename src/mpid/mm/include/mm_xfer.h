@@ -8,7 +8,7 @@
  * Two kinds of block:
  *  - a message (kind MPIR_REQUEST_KIND__SEND or __RECV): one send or recv op of a whole
  *    buffer. MPID_Isend is xfer_init + xfer_send_op + xfer_start, MPID_Irecv the same with
- *    recv_op; the request is the message's own (src/mm_xfer.c).
+ *    recv_op; the request is the message's own (src/mm_msg.c).
  *  - a graph (kind MPIR_REQUEST_KIND__COLL): any number of ops on byte ranges, chunked and
  *    pipelined (src/mm_xfer_graph.c). Its ops move streams: the bytes [first, last) of a
  *    buffer's packed form, between this process and one peer, as messages of the block's
@@ -63,6 +63,16 @@ int xfer_recv_mop_forward_op(MPIR_Request * req, void *buf, MPI_Aint count,
 int xfer_forward_op(MPIR_Request * req, MPI_Aint size, int src, int dest);
 int xfer_replicate_op(MPIR_Request * req, int dest);
 int xfer_start(MPIR_Request * req);
+
+/* --- message blocks (mm_msg.c): what the xfer calls above do for a block of kind SEND or
+ * RECV, and what a graph block sends each chunk as --- */
+int mm_msg_init(int tag, MPIR_Comm * comm, int context_offset, MPIR_Request_kind_t kind,
+                MPIR_Request ** req_out);
+int mm_msg_send(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Datatype datatype,
+                int dest, unsigned flags);
+void mm_msg_recv(MPIR_Request * req, void *buf, MPI_Aint count, MPI_Datatype datatype,
+                 int src);
+int mm_msg_start(MPIR_Request * req);
 
 /* --- graphs (mm_xfer_graph.c); the xfer_*_op calls above route a graph's ops here --- */
 typedef enum {

@@ -1,7 +1,7 @@
 /*
- * xfer blocks: the entry points of mm_xfer.h, and the message blocks (one send or recv of
- * a whole buffer: a request, its op, and the CARs that carry it). Graph blocks are
- * mm_xfer_graph.c's.
+ * The xfer API (mm_xfer.h): each call goes to the kind of block it is made on, a message
+ * block (mm_msg.c) or a graph block (mm_xfer_graph.c), which build on the message blocks
+ * and never on this file.
  */
 #include "mpidimpl.h"
 
@@ -9,27 +9,19 @@ int xfer_init(int tag, MPIR_Comm * comm, int context_offset, MPIR_Request_kind_t
               MPIR_Request ** req_out)
 {
     int mpi_errno = MPI_SUCCESS;
-    MPIR_Request *req = mm_request_create(kind, comm);
+    MPIR_Request *req;
 
+    if (kind != MPIR_REQUEST_KIND__COLL)
+        return mm_msg_init(tag, comm, context_offset, kind, req_out);
+    req = mm_request_create(kind, comm);
     MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "mm request");
-    if (kind == MPIR_REQUEST_KIND__COLL) {
-        mpi_errno = mm_xfer_graph_init(req, tag, context_offset);
-        if (mpi_errno) {
-            MPIR_Request_free(req);
-            MPIR_Request_free(req);
-            goto fn_fail;
-        }
-        *req_out = req;
-        goto fn_exit;
-    }
-    req->dev.match_tag = tag;
-    /* Sends carry the context the peer receives on; receives match on our own. */
-    if (kind == MPIR_REQUEST_KIND__SEND) {
-        req->dev.match_ctx = comm->context_id + context_offset;
-        req->dev.match_rank = comm->rank;
-    } else {
-        req->dev.match_ctx = comm->recvcontext_id + context_offset;
+    mpi_errno = mm_xfer_graph_init(req, tag, context_offset);
+    if (mpi_errno) {
+        /* both references: the caller gets none */
+        MPIR_Request_free(req);
+        MPIR_Request_free(req);
+        goto fn_fail;
     }
     *req_out = req;
 
@@ -41,27 +33,17 @@ int xfer_init(int tag, MPIR_Comm * comm, int context_offset, MPIR_Request_kind_t
 
 /* A message block holds one op of a whole buffer; say so rather than silently dropping a
  * second one (or a part of the buffer). */
-static int xfer_claim_op(MPIR_Request * req, MPI_Aint first, MPI_Aint last, const char *op)
+static int msg_claim_op(MPIR_Request * req, MPI_Aint first, MPI_Aint last, const char *op)
 {
     if (first != 0 || last != XFER_END)
         return mm_notimpl(op);
     return req->dev.datatype == MPI_DATATYPE_NULL ? MPI_SUCCESS : mm_notimpl(op);
 }
 
-/* Zero elements are zero bytes whatever the type: MPI lets such calls name
- * MPI_DATATYPE_NULL, which has no size, lower bound or layout to ask about. */
-static MPI_Datatype xfer_type(MPI_Aint count, MPI_Datatype datatype)
-{
-    return count == 0 ? MPI_BYTE : datatype;
-}
-
 int xfer_send_op(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Datatype datatype,
                  MPI_Aint first, MPI_Aint last, int dest, unsigned flags)
 {
-    int mpi_errno = MPI_SUCCESS;
-    mm_car_t *data = &req->dev.data_car;
-    MPI_Aint type_size, true_lb;
-    int is_contig;
+    int mpi_errno;
 
     if (req->kind == MPIR_REQUEST_KIND__COLL) {
         xfer_op_args_t a = {.kind = XFER_OP_SEND,.buf = (void *) buf,.count = count,
@@ -72,53 +54,17 @@ int xfer_send_op(MPIR_Request * req, const void *buf, MPI_Aint count, MPI_Dataty
             return mm_notimpl("xfer_send_op (a synchronous send in a graph block)");
         return mm_xfer_graph_add(req, &a);
     }
-    mpi_errno = xfer_claim_op(req, first, last,
-                              "xfer_send_op (a second op or a byte range in a message block)");
-    MPIR_ERR_CHECK(mpi_errno);
-    datatype = xfer_type(count, datatype);
-    mpi_errno = mm_vc_get(mm_comm_lpid(req->comm, dest), &req->dev.vc);
-    MPIR_ERR_CHECK(mpi_errno);
-
-    req->dev.buf = (void *) buf;
-    req->dev.count = count;
-    req->dev.datatype = datatype;
-    if (flags & XFER_SEND_SYNC)
-        req->dev.flags |= MM_REQ_SYNC;
-    MPIR_Datatype_get_size_macro(datatype, type_size);
-    req->dev.data_sz = (size_t) type_size *(size_t) count;
-
-    data->kind = MM_CAR_DATA;
-    data->dir = MM_CAR_WRITE;
-    data->req = req;
-    data->vc = req->dev.vc;
-    MPIR_Datatype_is_contig(datatype, &is_contig);
-    if (is_contig || req->dev.data_sz == 0) {
-        MPIR_Datatype_get_true_lb(datatype, &true_lb);
-        mm_buf_init_contig(&data->buf, (char *) buf + true_lb, req->dev.data_sz);
-    } else {
-        /* Noncontiguous payload is packed once here, so the caller's datatype is not
-         * needed after the send starts. */
-        MPI_Aint packed = 0;
-        req->dev.tmpbuf = MPL_malloc(req->dev.data_sz, MPL_MEM_BUFFER);
-        MPIR_ERR_CHKANDJUMP1(req->dev.tmpbuf == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
-                             "**nomem %s", "mm send packing buffer");
-        mpi_errno = MPIR_Typerep_pack(buf, count, datatype, 0, req->dev.tmpbuf,
-                                      req->dev.data_sz, &packed);
-        MPIR_ERR_CHECK(mpi_errno);
-        MPIR_Assert((size_t) packed == req->dev.data_sz);
-        mm_buf_init_contig(&data->buf, req->dev.tmpbuf, req->dev.data_sz);
-    }
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    mpi_errno = msg_claim_op(req, first, last,
+                             "xfer_send_op (a second op or a byte range in a message block)");
+    if (mpi_errno)
+        return mpi_errno;
+    return mm_msg_send(req, buf, count, datatype, dest, flags);
 }
 
 int xfer_recv_op(MPIR_Request * req, void *buf, MPI_Aint count, MPI_Datatype datatype,
                  MPI_Aint first, MPI_Aint last, int src)
 {
-    int mpi_errno = MPI_SUCCESS;
+    int mpi_errno;
 
     if (req->kind == MPIR_REQUEST_KIND__COLL) {
         xfer_op_args_t a = {.kind = XFER_OP_RECV,.buf = buf,.count = count,
@@ -127,22 +73,12 @@ int xfer_recv_op(MPIR_Request * req, void *buf, MPI_Aint count, MPI_Datatype dat
         };
         return mm_xfer_graph_add(req, &a);
     }
-    mpi_errno = xfer_claim_op(req, first, last,
-                              "xfer_recv_op (a second op or a byte range in a message block)");
-    MPIR_ERR_CHECK(mpi_errno);
-    datatype = xfer_type(count, datatype);
-    req->dev.buf = buf;
-    req->dev.count = count;
-    req->dev.datatype = datatype;
-    req->dev.match_rank = src;
-    /* The datatype is needed again when the payload is unpacked at completion. */
-    MPIR_Datatype_add_ref_if_not_builtin(datatype);
-    mm_request_cc_add(req, 1);  /* the message */
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
+    mpi_errno = msg_claim_op(req, first, last,
+                             "xfer_recv_op (a second op or a byte range in a message block)");
+    if (mpi_errno)
+        return mpi_errno;
+    mm_msg_recv(req, buf, count, datatype, src);
+    return MPI_SUCCESS;
 }
 
 /* The ops only a graph block has. */
@@ -202,19 +138,7 @@ int xfer_replicate_op(MPIR_Request * req, int dest)
 
 int xfer_start(MPIR_Request * req)
 {
-    int mpi_errno = MPI_SUCCESS;
-
     if (req->kind == MPIR_REQUEST_KIND__COLL)
         return mm_xfer_graph_start(req);
-    if (req->kind == MPIR_REQUEST_KIND__SEND) {
-        mpi_errno = mm_proto_send(req, (req->dev.flags & MM_REQ_SYNC) != 0);
-    } else {
-        MPIR_Request *ureq = mm_recvq_match_unexp(req->dev.match_ctx, req->dev.match_rank,
-                                                  req->dev.match_tag, 1);
-        if (ureq)
-            mpi_errno = mm_proto_recv_matched(req, ureq);
-        else
-            mm_recvq_post(req);
-    }
-    return mpi_errno;
+    return mm_msg_start(req);
 }

@@ -2,9 +2,8 @@
  * Graph xfer blocks: several ops on byte ranges, cut into chunks and pipelined (the ops
  * and their rules are in mm_xfer.h).
  *
- * Every chunk moves as one message of the block's tag: a child request of the message
- * layer (xfer_init/xfer_*_op/xfer_start of a message block) whose on_complete brings the
- * block its result. The block's own request counts one for starting and one per child in
+ * Every chunk moves as one message of the block's tag: a message block (mm_msg.c) whose
+ * on_complete brings the block its result. The block's own request counts one for starting and one per child in
  * flight; it completes when the last child has, carrying the first error a child met and,
  * as its count, the bytes its receives took in.
  *
@@ -299,21 +298,22 @@ static int child_start(xfer_chunk_t * c, int is_send, void *buf, MPI_Aint len, i
     MPIR_Request *block = c->block, *child = NULL;
     mm_xfer_graph_t *g = block->dev.xfer;
 
-    mpi_errno = xfer_init(g->tag, block->comm, g->context_offset,
-                          is_send ? MPIR_REQUEST_KIND__SEND : MPIR_REQUEST_KIND__RECV, &child);
+    mpi_errno = mm_msg_init(g->tag, block->comm, g->context_offset,
+                            is_send ? MPIR_REQUEST_KIND__SEND : MPIR_REQUEST_KIND__RECV, &child);
     MPIR_ERR_CHECK(mpi_errno);
-    if (is_send)
-        mpi_errno = xfer_send_op(child, buf, len, MPI_BYTE, 0, XFER_END, peer, 0);
-    else
-        mpi_errno = xfer_recv_op(child, buf, len, MPI_BYTE, 0, XFER_END, peer);
-    MPIR_ERR_CHECK(mpi_errno);
+    if (is_send) {
+        mpi_errno = mm_msg_send(child, buf, len, MPI_BYTE, peer, 0);
+        MPIR_ERR_CHECK(mpi_errno);
+    } else {
+        mm_msg_recv(child, buf, len, MPI_BYTE, peer);
+    }
     child->dev.cb_arg = c;
     child->dev.on_complete = is_send ? child_send_done : child_recv_done;
     c->refs++;
     mm_request_cc_add(block, 1);
-    /* A child may complete inside xfer_start (a send the method took at once): its
+    /* A child may complete inside mm_msg_start (a send the method took at once): its
      * on_complete then runs before this returns, with the block still held by the caller. */
-    mpi_errno = xfer_start(child);
+    mpi_errno = mm_msg_start(child);
     if (mpi_errno) {
         /* never started: nothing will complete it */
         child->dev.on_complete = NULL;
@@ -505,7 +505,7 @@ static void child_send_done(MPIR_Request * child)
     child->dev.on_complete = NULL;
     block_error(block, child->status.MPI_ERROR);
     chunk_unref(c);
-    MPIR_Request_free(child);   /* the reference xfer_init gave us as its "user" */
+    MPIR_Request_free(child);   /* the reference mm_msg_init gave us as its "user" */
     mm_request_cc_done(block);
 }
 
