@@ -5,8 +5,9 @@
  * MPI_COMM_WORLD and on communicators of 1, 2, 3 and NP-1 processes split from it, from
  * every root, with a contiguous type, a strided vector (staged chunks) and a struct of
  * mixed types; counts 0, 1 and odd ones. Every receiver checks every byte of its buffer
- * (and a strided buffer's gaps), and each broadcast is compared with the same one run
- * through MPI_Ibcast (MPIR's schedule, never the device pipeline).
+ * (and a strided buffer's gaps) against what MPI_Pack/MPI_Unpack of the root's data give
+ * locally; each broadcast runs as MPI_Bcast, then as two MPI_Ibcast in flight at once
+ * (from this root and the next), which the device also pipelines, each with its own tag.
  */
 #include "mmtest.h"
 #include <stddef.h>
@@ -23,35 +24,80 @@ static unsigned char fill(long k, int root, int round)
     return (unsigned char) (k * 131 + root * 17 + round * 7 + 1);
 }
 
-/* One broadcast of count elements of type (extent ext, packed size tsize) from root. */
+/* What a receiver's buffer must hold after a broadcast from root: the root's bytes where
+ * the type has data, the receiver's own (0xee) in its gaps. Made locally with MPI_Pack and
+ * MPI_Unpack, which involve no communication. */
+static void expected(unsigned char *exp, MPI_Aint bytes, MPI_Datatype type, long count,
+                     int root, int round, MPI_Comm comm)
+{
+    unsigned char *src = malloc(bytes), *packed;
+    int psize, pos = 0;
+
+    for (MPI_Aint k = 0; k < bytes; k++) {
+        src[k] = fill(k, root, round);
+        exp[k] = 0xee;
+    }
+    MPI_Pack_size((int) count, type, comm, &psize);
+    packed = malloc(psize > 0 ? psize : 1);
+    MPI_Pack(src, (int) count, type, packed, psize, &pos, comm);
+    psize = pos;
+    pos = 0;
+    MPI_Unpack(packed, psize, &pos, exp, (int) count, type, comm);
+    free(packed);
+    free(src);
+}
+
+/* count elements of type (extent ext) from root, with MPI_Bcast, and with two MPI_Ibcast
+ * in flight at once (the second from the next root). */
 static void one(MPI_Comm comm, MPI_Datatype type, MPI_Aint ext, long count, int root,
                 int round)
 {
-    int rank;
+    int rank, size, root2;
     MPI_Aint bytes = ext * count + 64;
-    unsigned char *a = malloc(bytes), *b = malloc(bytes);
-    MPI_Request r;
-    long bad = 0;
+    unsigned char *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
+    unsigned char *ea = malloc(bytes), *ec = malloc(bytes);
+    MPI_Request r[2];
+    MPI_Status st[2];
+    long bad_a = 0, bad_b = 0, bad_c = 0;
 
     MPI_Comm_rank(comm, &rank);
-    for (MPI_Aint k = 0; k < bytes; k++)
+    MPI_Comm_size(comm, &size);
+    root2 = (root + 1) % size;
+    for (MPI_Aint k = 0; k < bytes; k++) {
         a[k] = b[k] = rank == root ? fill(k, root, round) : 0xee;
-    CHECK_MPI(MPI_Bcast(a, (int) count, type, root, comm));
-    CHECK_MPI(MPI_Ibcast(b, (int) count, type, root, comm, &r));
-    CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
-    /* The bytes the type covers come from the root; the gaps keep what was there, the
-     * same with both calls. */
-    for (MPI_Aint k = 0; k < bytes; k++)
-        bad += a[k] != b[k];
-    CHECK(bad == 0, "bcast of %ld from root %d (round %d): %ld bytes differ from MPI_Ibcast",
-          count, root, round, bad);
-    if (rank != root && count > 0) {
-        /* at least the first byte of the first element is the root's */
-        CHECK(a[0] == fill(0, root, round), "bcast of %ld from root %d: first byte %d",
-              count, root, a[0]);
+        c[k] = rank == root2 ? fill(k, root2, round + 1) : 0xee;
     }
+    if (rank == root)
+        for (MPI_Aint k = 0; k < bytes; k++)
+            ea[k] = fill(k, root, round);
+    else
+        expected(ea, bytes, type, count, root, round, comm);
+    if (rank == root2)
+        for (MPI_Aint k = 0; k < bytes; k++)
+            ec[k] = fill(k, root2, round + 1);
+    else
+        expected(ec, bytes, type, count, root2, round + 1, comm);
+
+    CHECK_MPI(MPI_Bcast(a, (int) count, type, root, comm));
+    CHECK_MPI(MPI_Ibcast(b, (int) count, type, root, comm, &r[0]));
+    CHECK_MPI(MPI_Ibcast(c, (int) count, type, root2, comm, &r[1]));
+    CHECK_MPI(MPI_Waitall(2, r, st));
+    for (MPI_Aint k = 0; k < bytes; k++) {
+        bad_a += a[k] != ea[k];
+        bad_b += b[k] != ea[k];
+        bad_c += c[k] != ec[k];
+    }
+    CHECK(bad_a == 0, "MPI_Bcast of %ld from root %d (round %d): %ld bytes wrong", count,
+          root, round, bad_a);
+    CHECK(bad_b == 0, "MPI_Ibcast of %ld from root %d (round %d): %ld bytes wrong", count,
+          root, round, bad_b);
+    CHECK(bad_c == 0, "second MPI_Ibcast of %ld from root %d (round %d): %ld bytes wrong",
+          count, root2, round, bad_c);
     free(a);
     free(b);
+    free(c);
+    free(ea);
+    free(ec);
 }
 
 int main(int argc, char **argv)

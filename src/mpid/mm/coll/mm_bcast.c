@@ -1,6 +1,6 @@
 /*
- * MPI_Bcast as an xfer pipeline (mm_xfer.h), for the sizes where it beats MPIR's
- * algorithms; everything else goes to MPIR_Bcast_impl.
+ * MPI_Bcast and MPI_Ibcast as an xfer pipeline (mm_xfer.h), for the sizes where it beats
+ * MPIR's algorithms; everything else goes to MPIR_Bcast_impl / MPIR_Ibcast_impl.
  *
  * Every process of an intracommunicator builds one graph block on the collective context
  * with MPIR_BCAST_TAG: the root sends, the others receive from their parent and pass each
@@ -33,8 +33,8 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        Bytes from which MPI_Bcast on an intracommunicator of three or more processes
-        runs as the device's xfer pipeline (a binary tree, a segmented chain from
+        Bytes from which MPI_Bcast and MPI_Ibcast on an intracommunicator of three or
+        more processes run as the device's xfer pipeline (a binary tree, a segmented chain from
         MPIR_CVAR_MM_BCAST_CHAIN_MIN on); smaller broadcasts use MPIR's algorithms. -1:
         never.
 
@@ -83,47 +83,93 @@ static int bcast_chain(MPIR_Request * x, void *buf, MPI_Aint count, MPI_Datatype
     return xfer_recv_op(x, buf, count, dt, 0, XFER_END, prev);
 }
 
-int mm_coll_bcast(void *buf, MPI_Aint count, MPI_Datatype dt, int root, MPIR_Comm * comm,
-                  MPIR_Errflag_t * errflag)
+/* Does a broadcast of nbytes on comm run as the device's pipeline? */
+static int bcast_pipelined(MPIR_Comm * comm, MPI_Aint nbytes)
 {
-    int mpi_errno = MPI_SUCCESS, size = comm->local_size, rel;
-    MPI_Aint tsize, nbytes;
+    return comm->comm_kind == MPIR_COMM_KIND__INTRACOMM && comm->local_size >= 3 &&
+        MPIR_CVAR_MM_BCAST_PIPELINE_MIN >= 0 && nbytes >= MPIR_CVAR_MM_BCAST_PIPELINE_MIN;
+}
+
+/* Build and start this process's block of a pipelined broadcast. Once it is started
+ * (*x_out set), it completes whatever happened: an op that could not be added is this
+ * process's error, returned here. */
+static int bcast_start(void *buf, MPI_Aint count, MPI_Datatype dt, MPI_Aint nbytes, int root,
+                       MPIR_Comm * comm, int tag, MPIR_Request ** x_out)
+{
+    int mpi_errno, err, size = comm->local_size, rel = (comm->rank - root + size) % size;
     MPIR_Request *x = NULL;
 
-    MPIR_Datatype_get_size_macro(dt, tsize);
-    nbytes = tsize * count;
-    if (comm->comm_kind != MPIR_COMM_KIND__INTRACOMM || size < 3 ||
-        MPIR_CVAR_MM_BCAST_PIPELINE_MIN < 0 || nbytes < MPIR_CVAR_MM_BCAST_PIPELINE_MIN)
-        return MPIR_Bcast_impl(buf, count, dt, root, comm, errflag);
-
-    rel = (comm->rank - root + size) % size;
-    mpi_errno = xfer_init(MPIR_BCAST_TAG, comm, MPIR_CONTEXT_INTRA_COLL,
-                          MPIR_REQUEST_KIND__COLL, &x);
-    MPIR_ERR_CHECK(mpi_errno);
+    *x_out = NULL;
+    mpi_errno = xfer_init(tag, comm, MPIR_CONTEXT_INTRA_COLL, MPIR_REQUEST_KIND__COLL, &x);
+    if (mpi_errno)
+        return mpi_errno;
     if (nbytes < MPIR_CVAR_MM_BCAST_CHAIN_MIN)
         mpi_errno = bcast_tree(x, buf, count, dt, rel, size, root);
     else
         mpi_errno = bcast_chain(x, buf, count, dt, rel, size, root);
-    /* Started whatever happened, so the ops that were added complete and free the block;
-     * an op that could not be added is this process's error. */
-    {
-        int err = xfer_start(x);
+    err = xfer_start(x);
+    *x_out = x;
+    return mpi_errno ? mpi_errno : err;
+}
+
+int mm_coll_bcast(void *buf, MPI_Aint count, MPI_Datatype dt, int root, MPIR_Comm * comm,
+                  MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS, err;
+    MPI_Aint nbytes;
+    MPIR_Request *x = NULL;
+
+    MPIR_Datatype_get_size_macro(dt, nbytes);
+    nbytes *= count;
+    if (!bcast_pipelined(comm, nbytes))
+        return MPIR_Bcast_impl(buf, count, dt, root, comm, errflag);
+
+    mpi_errno = bcast_start(buf, count, dt, nbytes, root, comm, MPIR_BCAST_TAG, &x);
+    if (x) {
+        err = MPIC_Wait(x, errflag);
         if (mpi_errno == MPI_SUCCESS)
             mpi_errno = err;
-    }
-    {
-        int err = MPIC_Wait(x, errflag);
         if (mpi_errno == MPI_SUCCESS)
-            mpi_errno = err;
+            mpi_errno = x->status.MPI_ERROR;
+        MPIR_Request_free(x);
     }
-    if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = x->status.MPI_ERROR;
-    MPIR_Request_free(x);
     if (mpi_errno) {
         *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
             MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
         goto fn_fail;
     }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* MPI_Ibcast: the block is the request. Its messages get a tag of their own (the one
+ * MPIR's schedules take theirs from), since several nonblocking broadcasts on one
+ * communicator may be in flight at once and their chunks must not meet. */
+int mm_coll_ibcast(void *buf, MPI_Aint count, MPI_Datatype dt, int root, MPIR_Comm * comm,
+                   MPIR_Request ** req)
+{
+    int mpi_errno = MPI_SUCCESS, tag;
+    MPI_Aint nbytes;
+    MPIR_Request *x = NULL;
+
+    MPIR_Datatype_get_size_macro(dt, nbytes);
+    nbytes *= count;
+    if (!bcast_pipelined(comm, nbytes))
+        return MPIR_Ibcast_impl(buf, count, dt, root, comm, req);
+
+    mpi_errno = MPIR_Sched_next_tag(comm, &tag);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = bcast_start(buf, count, dt, nbytes, root, comm, tag, &x);
+    if (mpi_errno && x) {
+        /* it completes on its own; the caller gets the error instead of it */
+        MPIR_Request_free(x);
+        x = NULL;
+    }
+    MPIR_ERR_CHECK(mpi_errno);
+    *req = x;
 
   fn_exit:
     return mpi_errno;

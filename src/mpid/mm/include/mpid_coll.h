@@ -5,8 +5,8 @@
  * the algorithm accumulates errors of its point-to-point steps), MPID_I<coll> (nonblocking)
  * and MPID_<Coll>_init (persistent) when MPIR_CVAR_DEVICE_COLLECTIVES hands a collective to
  * the device, which is the default ("percoll" with every per-collective CVAR true). mm's own
- * algorithms live in coll/ (MPI_Bcast from MPIR_CVAR_MM_BCAST_PIPELINE_MIN bytes, as an xfer
- * pipeline); every other collective here runs MPIR's algorithm selection
+ * algorithms live in coll/ (MPI_Bcast and MPI_Ibcast from MPIR_CVAR_MM_BCAST_PIPELINE_MIN
+ * bytes, as an xfer pipeline); every other collective here runs MPIR's algorithm selection
  * (MPIR_<Coll>_impl), whose point-to-point steps come back to mm as MPID_Send_coll,
  * MPID_Isend_coll, MPID_Irecv and friends. MPIR creates a persistent collective as a request of
  * kind MPIR_REQUEST_KIND__PREQUEST_COLL; that kind is all MPID_Startall needs to recognise it
@@ -28,6 +28,8 @@ MPL_STATIC_INLINE_PREFIX int MPID_Barrier(MPIR_Comm *comm_ptr, MPIR_Errflag_t *e
 /* coll/mm_bcast.c: large broadcasts as an xfer pipeline, the rest through MPIR */
 int mm_coll_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                   MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag);
+int mm_coll_ibcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
+                   MPIR_Comm *comm_ptr, MPIR_Request **request_ptr);
 
 MPL_STATIC_INLINE_PREFIX int MPID_Bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
                                         int root, MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag)
@@ -224,7 +226,7 @@ MPL_STATIC_INLINE_PREFIX int MPID_Ibarrier(MPIR_Comm *comm_ptr, MPIR_Request **r
 MPL_STATIC_INLINE_PREFIX int MPID_Ibcast(void *buffer, MPI_Aint count, MPI_Datatype datatype,
                                          int root, MPIR_Comm *comm_ptr, MPIR_Request **request_ptr)
 {
-    return MPIR_Ibcast_impl(buffer, count, datatype, root, comm_ptr, request_ptr);
+    return mm_coll_ibcast(buffer, count, datatype, root, comm_ptr, request_ptr);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPID_Igather(const void *sendbuf, MPI_Aint sendcount,
