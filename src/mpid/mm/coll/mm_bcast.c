@@ -34,7 +34,7 @@ cvars:
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
         Bytes from which MPI_Bcast and MPI_Ibcast on an intracommunicator of three or
-        more processes run as the device's xfer pipeline (a binary tree, a segmented chain from
+        more processes run as the device's xfer pipeline (a binary tree; a chain from
         MPIR_CVAR_MM_BCAST_CHAIN_MIN on); smaller broadcasts use MPIR's algorithms. -1:
         never.
 
