@@ -347,20 +347,38 @@ static int chunk_pass_on(xfer_chunk_t * c, xfer_op_t * op, char *data, MPI_Aint 
     return mpi_errno;
 }
 
+/* A new chunk k of op opi, with the caller's reference (dropped once its messages are
+ * started), or NULL. */
+static xfer_chunk_t *chunk_new(MPIR_Request * block, int opi, MPI_Aint k)
+{
+    xfer_chunk_t *c = MPL_calloc(1, sizeof(*c), MPL_MEM_BUFFER);
+
+    if (c) {
+        c->block = block;
+        c->op = opi;
+        c->index = k;
+        c->refs = 1;
+    }
+    return c;
+}
+
+/* Does a receiving op need staging memory (anything but a receive into a contiguous
+ * buffer, which lands in place)? */
+static int op_staged(const xfer_op_t * op)
+{
+    return !(op->contig && (op->a.kind == XFER_OP_RECV || op->a.kind == XFER_OP_RECV_FORWARD));
+}
+
 /* Start chunk k of a send op. */
 static int chunk_send(MPIR_Request * block, xfer_op_t * op, int opi, MPI_Aint k)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint lo, len, packed;
-    xfer_chunk_t *c = MPL_calloc(1, sizeof(*c), MPL_MEM_BUFFER);
+    xfer_chunk_t *c = chunk_new(block, opi, k);
     char *data;
 
     MPIR_ERR_CHKANDJUMP1(c == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "xfer chunk");
-    c->block = block;
-    c->op = opi;
-    c->index = k;
-    c->refs = 1;        /* ours, until the sends are started */
     chunk_range(op, k, &lo, &len);
     if (op->contig) {
         data = (char *) op->a.buf + op->true_lb + lo;
@@ -388,18 +406,14 @@ static int chunk_recv_next(MPIR_Request * block, xfer_op_t * op, int opi)
 {
     int mpi_errno = MPI_SUCCESS;
     MPI_Aint lo, len, k = op->posted;
-    xfer_chunk_t *c = MPL_calloc(1, sizeof(*c), MPL_MEM_BUFFER);
+    xfer_chunk_t *c = chunk_new(block, opi, k);
     char *dst;
 
     MPIR_ERR_CHKANDJUMP1(c == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
                          "xfer chunk");
-    c->block = block;
-    c->op = opi;
-    c->index = k;
-    c->refs = 1;
     op->posted++;
     chunk_range(op, k, &lo, &len);
-    if (op->contig && (op->a.kind == XFER_OP_RECV || op->a.kind == XFER_OP_RECV_FORWARD)) {
+    if (!op_staged(op)) {
         dst = (char *) op->a.buf + op->true_lb + lo;    /* in place */
     } else {
         c->stage = MPL_malloc(MPL_MAX(len, 1), MPL_MEM_BUFFER);
@@ -415,11 +429,6 @@ static int chunk_recv_next(MPIR_Request * block, xfer_op_t * op, int opi)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
-}
-
-static int op_staged(const xfer_op_t * op)
-{
-    return !(op->contig && (op->a.kind == XFER_OP_RECV || op->a.kind == XFER_OP_RECV_FORWARD));
 }
 
 /* A received chunk is in: apply it to the buffer, pass it on. */
