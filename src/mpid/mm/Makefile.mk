@@ -28,9 +28,6 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mm_xfer.h               \
     src/mpid/mm/include/mm_engine.h             \
     src/mpid/mm/include/mm_subsys.h             \
-    src/mpid/mm/methods/shm/shm_impl.h          \
-    src/mpid/mm/methods/tcp/tcp_impl.h          \
-    src/mpid/mm/methods/tcp/tcp_card.h          \
     src/mpid/mm/rma/mm_rma_wire.h               \
     src/mpid/mm/rma/mm_rma.h
 
@@ -63,20 +60,6 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_dynproc.c                \
     src/mpid/mm/src/mm_ulfm.c                   \
     src/mpid/mm/methods/mm_methods.c            \
-    src/mpid/mm/methods/self/self_method.c      \
-    src/mpid/mm/methods/shm/shm_init.c          \
-    src/mpid/mm/methods/shm/shm_cma.c           \
-    src/mpid/mm/methods/shm/shm_fbox.c          \
-    src/mpid/mm/methods/shm/shm_queue.c         \
-    src/mpid/mm/methods/shm/shm_send.c          \
-    src/mpid/mm/methods/shm/shm_progress.c      \
-    src/mpid/mm/methods/shm/shm_life.c          \
-    src/mpid/mm/methods/tcp/tcp_init.c          \
-    src/mpid/mm/methods/tcp/tcp_conn.c          \
-    src/mpid/mm/methods/tcp/tcp_card.c          \
-    src/mpid/mm/methods/tcp/tcp_send.c          \
-    src/mpid/mm/methods/tcp/tcp_recv.c          \
-    src/mpid/mm/methods/tcp/tcp_progress.c      \
     src/mpid/mm/rma/mm_win.c                    \
     src/mpid/mm/rma/mm_win_registry.c           \
     src/mpid/mm/rma/mm_rma_ops.c                \
@@ -88,5 +71,11 @@ mpi_core_sources +=                             \
     src/mpid/mm/rma/mm_rma_rmw.c                \
     src/mpid/mm/rma/mm_rma_lockword.c           \
     src/mpid/mm/rma/mm_rma_sync.c
+
+# Each method's folder builds itself (its Makefile.mk, under its own BUILD_MM_<NAME> from
+# its subconfigure.m4); the registry (methods/mm_methods.c) names it.
+include $(top_srcdir)/src/mpid/mm/methods/self/Makefile.mk
+include $(top_srcdir)/src/mpid/mm/methods/shm/Makefile.mk
+include $(top_srcdir)/src/mpid/mm/methods/tcp/Makefile.mk
 
 endif BUILD_MM

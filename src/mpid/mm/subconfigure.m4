@@ -28,8 +28,9 @@ DEVICE="${device_name}"
 AC_DEFUN([PAC_SUBCFG_BODY_]PAC_SUBCFG_AUTO_SUFFIX,[
 AM_COND_IF([BUILD_MM],[
 AC_MSG_NOTICE([RUNNING CONFIGURE FOR MM DEVICE])
-AC_CHECK_HEADERS([sys/uio.h sched.h linux/futex.h sys/syscall.h])
-AC_CHECK_FUNCS([process_vm_readv sched_yield])
+AC_CHECK_HEADERS([sched.h linux/futex.h sys/syscall.h])
+AC_CHECK_FUNCS([sched_yield])
+dnl Each method checks what it needs in its own folder (methods/*/subconfigure.m4).
 ])dnl end AM_COND_IF(BUILD_MM)
 ])dnl end BODY
 

@@ -31,6 +31,9 @@ typedef struct mm_buf {
     size_t iov_off;             /* bytes of iov[iov_idx] already done */
     size_t len;                 /* total bytes described */
     size_t done;                /* bytes moved so far */
+    /* The method's registration of these bytes (mm_method.h, mem_register), while a peer
+     * may read them with get(); NULL otherwise. */
+    void *mem;
     struct iovec inline_iov[MM_BUF_INLINE_IOV];
 } mm_buf_t;
 
@@ -48,9 +51,10 @@ typedef enum mm_car_dir {
 #define MM_CAR_FLAG_FREE 0x1    /* allocated by mm_car_alloc: free it once complete */
 
 struct mm_car;
-/* What finishes a CAR whose owner is not a request the engine's own protocols know: a
- * subsystem above the engine (rma/ for its packets' CARs) sets it, and the completion
- * queue calls it instead of applying its own rules (mm_cq.c). NULL for the engine's CARs. */
+/* What finishes a CAR whose completion is not the plain rule (count one unit of its
+ * request): a subsystem above the engine sets it (rma/ for its packets' CARs), and so do
+ * the engine's steps that continue a protocol (the rendezvous data of an RTS, a payload
+ * read with get); the completion queue calls it instead of its own rules (mm_cq.c). */
 typedef int (*mm_car_done_fn) (struct mm_car * car);
 
 typedef struct mm_car {
@@ -63,7 +67,7 @@ typedef struct mm_car {
     mm_buf_t buf;               /* DATA CARs: the bytes */
     struct mm_car *next;        /* next CAR of the same message (HEAD -> DATA) */
     struct mm_car *qnext;       /* link in a method's queue */
-    mm_car_done_fn done;        /* set by the CAR's owner above the engine, else NULL */
+    mm_car_done_fn done;        /* see mm_car_done_fn; else NULL */
 } mm_car_t;
 
 static inline void mm_buf_init_contig(mm_buf_t * b, void *ptr, size_t len)
@@ -76,6 +80,7 @@ static inline void mm_buf_init_contig(mm_buf_t * b, void *ptr, size_t len)
     b->iov_off = 0;
     b->len = len;
     b->done = 0;
+    b->mem = NULL;
 }
 
 static inline size_t mm_buf_remaining(const mm_buf_t * b)

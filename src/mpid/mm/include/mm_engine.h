@@ -66,6 +66,10 @@ int mm_proto_handle_rts(struct mm_vc *vc, const mm_pkt_t * pkt);
 int mm_proto_handle_cts(struct mm_vc *vc, const mm_pkt_t * pkt);
 int mm_proto_handle_data(struct mm_vc *vc, const mm_pkt_t * pkt);
 int mm_proto_handle_sync_ack(struct mm_vc *vc, const mm_pkt_t * pkt);
+int mm_proto_handle_fin(struct mm_vc *vc, const mm_pkt_t * pkt);
+/* A send that offered its payload to a get (MM_REQ_RGET) will not be read: release its
+ * registration (a CTS came instead, or the message was cancelled). */
+void mm_proto_send_unoffer(MPIR_Request * sreq);
 /* The payload of an unexpected message is in (its DATA CAR completed). */
 int mm_proto_unexp_data_done(MPIR_Request * ureq);
 

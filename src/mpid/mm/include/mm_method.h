@@ -25,11 +25,37 @@
  * READ DATA CAR of exactly data_sz bytes with post_read(); the method fills it in order and
  * completes it. Only then does the next envelope of that VC get delivered.
  *
- * EAGER AND RENDEZVOUS. The engine, not the method, chooses the protocol: messages up to
- * eager_limit go as EAGER (payload follows the envelope and lands in an unexpected buffer
- * if no receive is posted); larger ones go as RTS/CTS/DATA, so payload only moves once the
- * receiver has a place for it. A method that can move bytes without staging (CMA, RDMA)
- * says so in caps and later gets single-copy hooks; the contract above stays the fallback.
+ * Methods never interpret an envelope: only the engine knows packet kinds. A method frames
+ * what the engine gives it ([envelope][payload of the DATA CAR, if any]) and, on the read
+ * side, learns how long a payload is from the READ DATA CAR the engine posts (or that none
+ * follows, when it posts none). Kinds from MM_PKT_METHOD_FIRST up are a method's own
+ * control packets (mm_pkt.h), which it keeps to itself.
+ *
+ * EAGER AND RENDEZVOUS. The engine, not the method, chooses the protocol, from the VC's
+ * eager limit and the method's caps: messages up to vc->eager_limit go as EAGER (payload
+ * follows the envelope and lands in an unexpected buffer if no receive is posted); larger
+ * ones go as a rendezvous, so the payload only moves once the receiver has a place for it:
+ *
+ *   RTS -> CTS -> DATA   every method: the sender's method moves the payload as a WRITE.
+ *   RTS(rndv) -> FIN     (RGET) methods with MM_METHOD_CAP_GET: the sender registers its
+ *                        buffer (mem_register), whose rendezvous data rides on the RTS; the
+ *                        receiver's method reads the payload with get() straight into the
+ *                        receive buffer, and the engine answers FIN, after which the sender
+ *                        deregisters (mem_deregister) and completes. If get() is refused
+ *                        (the kernel forbids it, say), the receiver answers CTS instead and
+ *                        the payload comes as DATA: the first protocol is always the
+ *                        fallback.
+ *
+ * MEMORY REGISTRATION. mem_register() makes a send buffer readable by one peer and writes
+ * the rendezvous data that describes it (an address, a length, a process id or a remote
+ * key: at most MM_RNDV_DATA_MAX bytes); its handle lives in the buffer view (mm_buf_t.mem)
+ * until mem_deregister(). The pair is also where a method that pins memory keeps its
+ * registration cache: deregistering may keep the pin for the next send of the same buffer.
+ * The engine registers only contiguous views (it packs other datatypes first).
+ *
+ * RMA and atomics do not go through methods yet: windows in the node's shared memory are
+ * accessed directly (rma/), everything else travels as RMA packets. Put and 8-byte atomic
+ * entry points come with the first method that has them (ib).
  *
  * PROGRESS. progress() advances pending writes and delivers arrivals; it sets *made_progress
  * when anything moved. It is called with the global critical section held and must not
@@ -52,24 +78,21 @@
 #include "mm_car.h"
 #include "mm_vc.h"
 
-/* Capability bits */
-#define MM_METHOD_CAP_SINGLE_COPY 0x1   /* can move large payloads without a staging copy */
-#define MM_METHOD_CAP_ATOMICS     0x2   /* can apply remote atomics itself */
-#define MM_METHOD_CAP_CARD        0x4   /* peers need our business card (published through
-                                         * PMI at init) to reach us */
+/* Capability bits: what the engine chooses protocols by. */
+#define MM_METHOD_CAP_GET  0x1  /* mem_register, mem_deregister and get are there: large
+                                 * payloads go by RGET (see EAGER AND RENDEZVOUS) */
+#define MM_METHOD_CAP_CARD 0x4  /* peers need our business card (published through
+                                 * PMI at init) to reach us */
 
 #define MM_METHOD_CARD_MAX 256  /* bytes of one method's business card, NUL included */
 
 typedef struct mm_method {
     const char *name;
 
-    /* Capabilities and performance model; the engine reads these, never the method's code. */
+    /* What the engine reads to choose protocols, never the method's code. */
     size_t eager_limit;         /* largest payload sent eagerly, bytes (connect() may set
-                                 * vc->eager_limit to a per-peer value instead) */
-    int max_iov;                /* most iovec entries one DATA CAR may carry */
+                                 * vc->eager_limit and vc->eager_limit_rx per peer instead) */
     unsigned caps;              /* MM_METHOD_CAP_* */
-    unsigned latency_ns;        /* hint: small-message one-way latency */
-    unsigned bandwidth_mbs;     /* hint: large-message bandwidth */
 
     /* Bring the method up. Fills card (NUL-terminated, < MM_METHOD_CARD_MAX) with what peers
      * need to reach us; an empty card means the method is unusable in this process. */
@@ -92,12 +115,33 @@ typedef struct mm_method {
     int (*wait_fd) (void);
     /* Drain and release the VC; pending writes are finished first. */
     int (*close) (mm_vc_t * vc);
+
+    /* MM_METHOD_CAP_GET only (NULL otherwise); see EAGER AND RENDEZVOUS and MEMORY
+     * REGISTRATION. */
+    /* Let vc's peer read the bytes of buf (one contiguous piece, all of it still to send):
+     * write their rendezvous data into rndv (MM_RNDV_DATA_MAX bytes of room), its length
+     * into *len, and the method's handle into buf->mem. *len = 0 declines (this peer cannot
+     * be offered a get now): the engine then uses RTS -> CTS -> DATA. */
+    int (*mem_register) (mm_vc_t * vc, mm_buf_t * buf, void *rndv, size_t * len);
+    /* The peer will not read buf any more (FIN, a CTS instead, or a cancelled send):
+     * release buf->mem and set it to NULL. */
+    void (*mem_deregister) (mm_vc_t * vc, mm_buf_t * buf);
+    /* Read into the READ DATA CAR car (its buffer describes exactly the message's bytes)
+     * what the peer's rendezvous data rndv (len bytes, as the peer sent them: untrusted)
+     * describes, and complete car with mm_cq_complete() when it is all in, now or from
+     * progress(). Sets *refused (and leaves car alone) when this method cannot read that
+     * peer's memory; the engine then asks for the payload with a CTS. Rendezvous data that
+     * does not describe car's length is an error (**mm|badpkt), as is a read that fails
+     * after reads from this peer have worked. */
+    int (*get) (mm_car_t * car, const void *rndv, size_t len, int *refused);
 } mm_method_t;
 
-/* Registered methods, in methods/mm_methods.c */
-extern const mm_method_t mm_self_method;
-extern const mm_method_t mm_shm_method;
-extern const mm_method_t mm_tcp_method;
+/* Each method lives in its own folder, methods/NAME/, with its own build fragment
+ * (Makefile.mk, included by the device's) and configure checks (subconfigure.m4, which
+ * MPICH's autogen finds by itself and which decides whether the folder is built at all),
+ * and defines `const mm_method_t mm_NAME_method`. The registry (methods/mm_methods.c) is
+ * the one place that names them: adding a method is its folder, its line there and its
+ * include line in the device's Makefile.mk. */
 
 /* The methods enabled in this process (after init), in MPIR_CVAR_MM_METHODS order. */
 extern const mm_method_t *mm_methods_active[];

@@ -2,7 +2,9 @@
  * mm wire format: the envelope every method carries in front of a message.
  *
  * Methods move opaque bytes; only the engine (src/mm_cq.c) interprets a packet. A packet is
- * one mm_pkt_t, followed for EAGER, EAGER_SYNC and DATA by exactly data_sz payload bytes.
+ * one mm_pkt_t, followed by the payload the engine names when it is delivered (the READ
+ * DATA CAR it posts, mm_method.h): data_sz bytes for EAGER, EAGER_SYNC and DATA, aux_sz
+ * bytes of rendezvous data for an RTS that offers its payload to a get.
  */
 #ifndef MM_PKT_H_INCLUDED
 #define MM_PKT_H_INCLUDED
@@ -10,7 +12,7 @@
 #include <stdint.h>
 
 /* Bump when the layout or meaning of any field changes; receivers reject other versions. */
-#define MM_PKT_VERSION 1
+#define MM_PKT_VERSION 2
 
 typedef enum mm_pkt_kind {
     MM_PKT_EAGER = 1,           /* envelope + whole payload */
@@ -24,14 +26,25 @@ typedef enum mm_pkt_kind {
     MM_PKT_RMA_OP,              /* origin -> target: one RMA operation (rma/mm_rma.h) */
     MM_PKT_RMA_RESP,            /* target -> origin: the operation is done; its result */
     MM_PKT_RMA_CTRL,            /* window synchronization: lock, unlock, post, complete */
+    MM_PKT_FIN,                 /* receiver -> sender: the payload an RTS offered has been read
+                                 * with the method's get(); the send is done (names sreq) */
     MM_PKT_KIND_LAST
 } mm_pkt_kind_t;
 
+/* Kinds from here up belong to methods: a method may frame control packets of its own
+ * (tcp's goodbye) with this envelope, and never delivers them to the engine. */
+#define MM_PKT_METHOD_FIRST 0xf0
+
+/* Most bytes of rendezvous data an RTS may carry: a method's description of the sender's
+ * memory for get() (an address, a length and a key or a process id). */
+#define MM_RNDV_DATA_MAX 48
+
 /*
- * Version 1, 40 bytes, host byte order (the peers of one job share an architecture).
+ * Version 2, 40 bytes, host byte order (the peers of one job share an architecture).
  *   version     MM_PKT_VERSION
  *   kind        mm_pkt_kind_t
- *   reserved    zero
+ *   aux_sz      RTS: bytes of rendezvous data that follow the envelope (at most
+ *               MM_RNDV_DATA_MAX; 0: no get offered, the receiver answers CTS); else zero
  *   context_id  context id the receiver matches on (sender's comm->context_id + offset)
  *   rank        sender's rank in the communicator's group it sent from
  *   tag         MPI tag (may carry MPICH's error bits for collectives)
@@ -48,7 +61,7 @@ typedef enum mm_pkt_kind {
 typedef struct mm_pkt {
     uint8_t version;
     uint8_t kind;
-    uint16_t reserved;          /* zero */
+    uint16_t aux_sz;            /* RTS: rendezvous data bytes; else zero */
     uint32_t context_id;
     int32_t rank;
     int32_t tag;
@@ -56,21 +69,5 @@ typedef struct mm_pkt {
     uint64_t sreq;
     uint64_t rreq;
 } mm_pkt_t;
-
-/* Whether data_sz payload bytes follow the envelope on the wire. Methods that frame the
- * stream themselves (tcp) ask this; the others carry the payload as the chain's DATA CAR. */
-static inline int mm_pkt_has_payload(const mm_pkt_t * pkt)
-{
-    switch (pkt->kind) {
-        case MM_PKT_EAGER:
-        case MM_PKT_EAGER_SYNC:
-        case MM_PKT_DATA:
-        case MM_PKT_RMA_OP:
-        case MM_PKT_RMA_RESP:
-            return pkt->data_sz > 0;
-        default:
-            return 0;
-    }
-}
 
 #endif /* MM_PKT_H_INCLUDED */

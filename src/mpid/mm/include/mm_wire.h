@@ -22,7 +22,7 @@
 /* Why a decoder refused its bytes. */
 typedef enum mm_wire_err {
     MM_WIRE_OK = 0,
-    MM_WIRE_BAD,                /* malformed: version, kind, reserved bits, lengths, syntax */
+    MM_WIRE_BAD,                /* malformed: version, kind, field bounds, lengths, syntax */
     MM_WIRE_TOOLARGE,           /* announces more data than this process accepts */
     MM_WIRE_TYPE,               /* a datatype that is not valid here, or does not match */
     MM_WIRE_COUNT,              /* a count or length whose arithmetic overflows */
@@ -34,7 +34,7 @@ typedef enum mm_wire_err {
  * message, and low enough that sums of a few sizes cannot wrap 64 bits. */
 #define MM_MSG_MAX ((uint64_t) 1 << 47)
 
-/* An envelope: version, kind, reserved bits, and the payload size each kind allows.
+/* An envelope: version, kind, rendezvous data size, and the payload size each kind allows.
  * eager_limit_rx: the largest EAGER payload the peer may send (the receiver allocates that
  * much for an unexpected message). Engine kinds only; a method's own kinds (tcp's BYE) are
  * the method's business. */

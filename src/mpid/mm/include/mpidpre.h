@@ -30,7 +30,9 @@ typedef enum mm_persist_op {
 #define MM_REQ_DATA_DONE   0x08 /* all payload of an unexpected message has arrived */
 #define MM_REQ_NEED_UNPACK 0x10 /* payload lands in tmpbuf and is unpacked at completion */
 #define MM_REQ_SYNC_ACKED  0x20 /* unexpected EAGER_SYNC whose ack was already sent */
-/* 0x40 is free */
+#define MM_REQ_RGET        0x40 /* rendezvous by get: a send that offered its buffer on the
+                                 * RTS (FIN or CTS to come), or a receive holding such an
+                                 * offer in rndv */
 #define MM_REQ_AWAIT_ACK   0x80 /* send: a SYNC_ACK or CTS is still to come */
 #define MM_REQ_CANCEL_PENDING 0x100     /* send: a CANCEL_REQ is out, its answer to come */
 #define MM_REQ_CANCELLED   0x200        /* unexpected message withdrawn by its sender while
@@ -67,6 +69,10 @@ typedef struct MPIDI_MM_request {
     struct MPIR_Request *qnext; /* posted / unexpected queue link */
     mm_car_t head_car;
     mm_car_t data_car;
+    /* RGET (MM_REQ_RGET): the method's rendezvous data describing the sender's buffer
+     * (not cleared at creation: read only under the flag) */
+    uint16_t rndv_len;
+    unsigned char rndv[MM_RNDV_DATA_MAX];
     /* persistent requests: what MPI_Start replays */
     mm_persist_op_t persist_op;
     int persist_rank;

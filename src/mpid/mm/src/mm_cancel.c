@@ -88,8 +88,9 @@ static int handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
     if (pkt->rreq) {
         MPIR_STATUS_SET_CANCEL_BIT(sreq->status, TRUE);
         if (sreq->dev.flags & MM_REQ_AWAIT_ACK) {
-            /* No receive will ever answer the withdrawn message. */
+            /* No receive will ever answer the withdrawn message, nor read its payload. */
             sreq->dev.flags &= ~MM_REQ_AWAIT_ACK;
+            mm_proto_send_unoffer(sreq);
             mpi_errno = mm_request_cc_done(sreq);
             MPIR_ERR_CHECK(mpi_errno);
         }

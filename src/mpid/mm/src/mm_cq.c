@@ -22,6 +22,7 @@ static mm_pkt_handler_fn pkt_handlers[MM_PKT_KIND_LAST] = {
     [MM_PKT_CTS] = mm_proto_handle_cts,
     [MM_PKT_DATA] = mm_proto_handle_data,
     [MM_PKT_SYNC_ACK] = mm_proto_handle_sync_ack,
+    [MM_PKT_FIN] = mm_proto_handle_fin,
 };
 
 void mm_pkt_register(mm_pkt_kind_t kind, mm_pkt_handler_fn fn)

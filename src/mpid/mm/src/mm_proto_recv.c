@@ -2,7 +2,8 @@
  * The receiver's side of the point-to-point protocols: an EAGER or RTS envelope meets the
  * posted queue or becomes an unexpected message; a matched receive gets its payload
  * straight into its buffer (or a staging buffer it unpacks), a rendezvous receive sends
- * CTS and waits for the DATA that names it. A message longer than the receive buffer is
+ * CTS and waits for the DATA that names it, or, when the RTS offers its payload to a get
+ * (RGET, mm_method.h), reads the payload itself and answers FIN. A message longer than the receive buffer is
  * read to the end and completes the receive with MPI_ERR_TRUNCATE: the stream stays in
  * step, and nothing but that receive is affected.
  */
@@ -66,6 +67,7 @@ static int recv_truncated_view(MPIR_Request * rreq, mm_buf_t * b, int is_contig,
     b->iov_off = 0;
     b->len = rreq->dev.data_sz;
     b->done = 0;
+    b->mem = NULL;
 
   fn_exit:
     return mpi_errno;
@@ -76,8 +78,8 @@ static int recv_truncated_view(MPIR_Request * rreq, mm_buf_t * b, int is_contig,
 /* The receive rreq knows its sender and message size: make its DATA CAR point where the
  * payload must land (the user buffer when contiguous, else a staging buffer unpacked at
  * completion; what does not fit the buffer is read and dropped, and the receive completes
- * with MPI_ERR_TRUNCATE) and hand it to the method. */
-static int recv_post_data(MPIR_Request * rreq)
+ * with MPI_ERR_TRUNCATE). */
+static int recv_data_view(MPIR_Request * rreq)
 {
     int mpi_errno = MPI_SUCCESS;
     mm_car_t *car = &rreq->dev.data_car;
@@ -92,6 +94,7 @@ static int recv_post_data(MPIR_Request * rreq)
     car->req = rreq;
     car->vc = rreq->dev.vc;
     car->next = NULL;
+    car->done = NULL;
     if (data_sz > capacity) {
         mpi_errno = recv_truncated_view(rreq, &car->buf, is_contig, capacity);
         MPIR_ERR_CHECK(mpi_errno);
@@ -105,12 +108,21 @@ static int recv_post_data(MPIR_Request * rreq)
         rreq->dev.flags |= MM_REQ_NEED_UNPACK;
         mm_buf_init_contig(&car->buf, rreq->dev.tmpbuf, data_sz);
     }
-    mpi_errno = car->vc->method->post_read(car);
 
   fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* ... and hand it to the method, for the payload that follows. */
+static int recv_post_data(MPIR_Request * rreq)
+{
+    int mpi_errno = recv_data_view(rreq);
+
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = rreq->dev.vc->method->post_read(&rreq->dev.data_car);
+    return mpi_errno;
 }
 
 static int send_cts(MPIR_Request * rreq)
@@ -127,6 +139,85 @@ static int send_cts(MPIR_Request * rreq)
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+/* RGET: the receive has read the payload with the method's get(); the sender may have its
+ * buffer back. */
+static int rget_done(mm_car_t * car)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *rreq = car->req;
+
+    car->done = NULL;
+    rreq->dev.flags &= ~MM_REQ_RGET;
+    mpi_errno = mm_proto_send_ctrl(rreq->dev.vc, MM_PKT_FIN, rreq->dev.peer_id, 0);
+    MPIR_ERR_CHECK(mpi_errno);
+    mpi_errno = mm_request_cc_done(rreq);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* RGET: a matched receive holds the sender's rendezvous data; read the payload. */
+static int rget_start(MPIR_Request * rreq)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_car_t *car = &rreq->dev.data_car;
+    int refused = 0;
+
+    mpi_errno = recv_data_view(rreq);
+    MPIR_ERR_CHECK(mpi_errno);
+    car->done = rget_done;
+    mpi_errno = rreq->dev.vc->method->get(car, rreq->dev.rndv, rreq->dev.rndv_len, &refused);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (refused) {
+        /* Ask for the payload instead; its DATA builds the view again. */
+        car->done = NULL;
+        MPL_free(rreq->dev.tmpbuf);
+        rreq->dev.tmpbuf = NULL;
+        rreq->dev.flags &= ~(MM_REQ_NEED_UNPACK | MM_REQ_RGET);
+        mpi_errno = send_cts(rreq);
+    }
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
+/* RGET: the rendezvous data an RTS carried is in req->dev.rndv. A matched receive reads the
+ * payload now; an unexpected message joins the queue only now, complete, so a receive
+ * never matches an offer it cannot read yet (nothing else of its VC arrives meanwhile). */
+static int rndv_arrived(mm_car_t * car)
+{
+    MPIR_Request *req = car->req;
+
+    car->done = NULL;
+    req->dev.flags |= MM_REQ_RGET;
+    if (req->dev.flags & MM_REQ_UNEXPECTED) {
+        mm_recvq_add_unexp(req);
+        return MPI_SUCCESS;
+    }
+    return rget_start(req);
+}
+
+/* Read the aux_sz bytes of rendezvous data that follow an RTS into req. */
+static int rndv_read(MPIR_Request * req, mm_vc_t * vc, size_t aux_sz)
+{
+    mm_car_t *car = &req->dev.data_car;
+
+    car->kind = MM_CAR_DATA;
+    car->dir = MM_CAR_READ;
+    car->flags = 0;
+    car->req = req;
+    car->vc = vc;
+    car->next = NULL;
+    car->done = rndv_arrived;
+    req->dev.rndv_len = (uint16_t) aux_sz;
+    mm_buf_init_contig(&car->buf, req->dev.rndv, aux_sz);
+    return vc->method->post_read(car);
 }
 
 static void recv_set_envelope(MPIR_Request * rreq, mm_vc_t * vc, int rank, int tag,
@@ -146,8 +237,16 @@ int mm_proto_recv_matched(MPIR_Request * rreq, MPIR_Request * ureq)
                       ureq->dev.data_sz);
     if (ureq->dev.flags & MM_REQ_RNDV) {
         rreq->dev.peer_id = ureq->dev.peer_id;
-        MPIR_Request_free(ureq);
-        mpi_errno = send_cts(rreq);
+        if (ureq->dev.flags & MM_REQ_RGET) {
+            rreq->dev.flags |= MM_REQ_RGET;
+            rreq->dev.rndv_len = ureq->dev.rndv_len;
+            memcpy(rreq->dev.rndv, ureq->dev.rndv, ureq->dev.rndv_len);
+            MPIR_Request_free(ureq);
+            mpi_errno = rget_start(rreq);
+        } else {
+            MPIR_Request_free(ureq);
+            mpi_errno = send_cts(rreq);
+        }
         MPIR_ERR_CHECK(mpi_errno);
         goto fn_exit;
     }
@@ -253,12 +352,15 @@ int mm_proto_handle_rts(mm_vc_t * vc, const mm_pkt_t * pkt)
     if (rreq) {
         recv_set_envelope(rreq, vc, pkt->rank, pkt->tag, pkt->data_sz);
         rreq->dev.peer_id = pkt->sreq;
-        mpi_errno = send_cts(rreq);
+        mpi_errno = pkt->aux_sz ? rndv_read(rreq, vc, pkt->aux_sz) : send_cts(rreq);
     } else {
         mpi_errno = unexp_create(vc, pkt, &ureq);
         MPIR_ERR_CHECK(mpi_errno);
         ureq->dev.flags |= MM_REQ_RNDV;
-        mm_recvq_add_unexp(ureq);
+        if (pkt->aux_sz)
+            mpi_errno = rndv_read(ureq, vc, pkt->aux_sz);       /* queued once it is in */
+        else
+            mm_recvq_add_unexp(ureq);
     }
 
   fn_exit:

@@ -12,7 +12,10 @@
 
 mm_wire_err_t mm_wire_envelope_check(const mm_pkt_t * pkt, uint64_t eager_limit_rx)
 {
-    if (pkt->version != MM_PKT_VERSION || pkt->reserved != 0)
+    if (pkt->version != MM_PKT_VERSION)
+        return MM_WIRE_BAD;
+    /* Rendezvous data only rides on an RTS, and the receiver reads it into a fixed place. */
+    if (pkt->aux_sz != 0 && (pkt->kind != MM_PKT_RTS || pkt->aux_sz > MM_RNDV_DATA_MAX))
         return MM_WIRE_BAD;
     switch (pkt->kind) {
         case MM_PKT_EAGER:
@@ -35,6 +38,7 @@ mm_wire_err_t mm_wire_envelope_check(const mm_pkt_t * pkt, uint64_t eager_limit_
         case MM_PKT_CANCEL_REQ:
         case MM_PKT_CANCEL_RESP:
         case MM_PKT_RMA_CTRL:
+        case MM_PKT_FIN:
             return pkt->data_sz == 0 ? MM_WIRE_OK : MM_WIRE_BAD;
         default:
             return MM_WIRE_BAD;

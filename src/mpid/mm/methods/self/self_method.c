@@ -110,10 +110,7 @@ static int self_close(mm_vc_t * vc)
 const mm_method_t mm_self_method = {
     .name = "self",
     .eager_limit = 65536,
-    .max_iov = INT_MAX,
-    .caps = MM_METHOD_CAP_SINGLE_COPY,
-    .latency_ns = 50,
-    .bandwidth_mbs = 10000,
+    .caps = 0,
     .init = self_init,
     .finalize = self_finalize,
     .can_reach = self_can_reach,

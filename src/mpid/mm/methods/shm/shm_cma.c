@@ -1,36 +1,34 @@
 /*
- * shm method, single-copy rendezvous payloads with cross-memory attach (CMA):
- * process_vm_readv(2) copies straight from the sender's buffer into the receiver's, once,
- * instead of twice through cells.
+ * shm method, single-copy rendezvous with cross-memory attach (CMA): the method's
+ * mem_register, mem_deregister and get (mm_method.h). process_vm_readv(2) copies straight
+ * from the sender's buffer into the receiver's, once, instead of twice through cells.
  *
- * Only DATA packets (the payload of a rendezvous, so the receive is posted and its buffer
- * known) take this path. The sender writes one cell: the envelope, flagged SHM_CELL_CMA,
- * followed by a shm_cma_desc_t naming its pid and the iovec of its buffer. The receiver
- * hands the envelope to the engine as usual (which posts the READ DATA CAR), then reads the
- * payload from the sender's memory and bumps the pair's `done` counter in the segment. The
- * sender keeps each such chain in a FIFO until `done` passes it, and only then completes
- * it: until then the receiver may still be reading its buffer. No pointer from the wire
- * is ever dereferenced by the process that receives it: the addresses in a descriptor are
- * only handed to the kernel, which checks them against the sender's address space.
+ * REGISTRATION. A send buffer offered to a get is one contiguous piece (the engine packs
+ * other datatypes first). Its rendezvous data is {pid, address, length}, and registering
+ * it costs nothing but an entry in this process's list of offered buffers, which the
+ * shared copy below reads. The engine carries the rendezvous data on the RTS; the
+ * receiver's get() reads the payload once a receive matched, and the engine answers FIN,
+ * after which the sender deregisters. No pointer from the wire is ever dereferenced by the
+ * process that receives it: the address is only handed to the kernel, which checks it
+ * against the sender's address space.
  *
  * SHARED COPY. One process_vm_readv moves about 13 GB/s here, bounded by the kernel's
  * per-page work on the reading core, while the sender sits idle in its progress loop
- * waiting for `done`. So once CMA has worked on a VC, a large payload whose source and
- * destination are each one contiguous piece is offered to the sender too: the receiver
- * publishes the destination in the pair's line and both processes claim chunks of it
- * by compare-and-swap, the receiver reading them, the sender writing
- * them with process_vm_writev. The chunk counter carries the payload's number, so a claim
- * made for one payload can never land in the next. A sender that is busy elsewhere simply
- * claims nothing; one whose write fails leaves its chunk to the receiver (`redo`) and stops
- * helping. The receiver completes the payload only when every claimed chunk is copied.
+ * waiting for FIN. So once CMA has worked on a VC, a large payload whose destination is
+ * one contiguous piece is offered to the sender too: the receiver publishes the
+ * destination in the pair's line and both processes claim chunks of it by
+ * compare-and-swap, the receiver reading them, the sender writing them with
+ * process_vm_writev. The claim word carries the payload's number, so a claim made for one
+ * payload can never land in the next. The sender helps only with an offer that names a
+ * buffer it has registered for that receiver; a sender that is busy elsewhere simply
+ * claims nothing, and one whose write fails leaves its chunk to the receiver (`redo`) and
+ * stops helping. The receiver completes the payload only when every claimed chunk is
+ * copied.
  *
- * FALLBACK. The kernel may forbid CMA (ptrace restrictions, seccomp, another user). The
- * first CMA send on a VC is a probe: the sender queues nothing behind it until the receiver
- * answers through `done` (it worked; from then on CMA sends are pipelined) or `failed` (it
- * did not). On failure the receiver keeps its READ DATA CAR posted and the sender puts the
- * chain back at the head of its queue, envelope already sent, so the payload follows
- * through cells in the usual way, and the VC never tries CMA again. A failure after a
- * success on the same VC is an error, reported by the receiver.
+ * FALLBACK. The kernel may forbid CMA (ptrace restrictions, seccomp, another user). A
+ * read refused before any read from that peer has worked makes get() refuse, now and for
+ * every later offer of that peer: the engine answers CTS and the payload comes through
+ * cells. A failure after a success on the same VC is an error, reported by the receiver.
  */
 #define _GNU_SOURCE
 /* MPL's valgrind client requests (MPL_VG_*), a few no-op instructions outside valgrind */
@@ -41,6 +39,19 @@
 #include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+#if !defined(HAVE_PROCESS_VM_READV) || !defined(HAVE_PROCESS_VM_WRITEV)
+/* A C library without cross-memory attach (subconfigure.m4): every copy fails as under a
+ * kernel that forbids it, so get() refuses from the first offer (FALLBACK). */
+static ssize_t no_cma(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+#define process_vm_readv(pid, l, nl, r, nr, f) no_cma()
+#define process_vm_writev(pid, l, nl, r, nr, f) no_cma()
+#endif
 
 #define SHM_CMA_IOV 64          /* iovec entries per process_vm_readv call */
 /* Shared copy: chunks of half the payload, at least 32 KiB and at most 256 KiB (measured
@@ -71,15 +82,22 @@ static int chunk_copy(pid_t pid, int write, char *local, uint64_t remote, size_t
     return 0;
 }
 
-/* Claim the next chunk of the payload numbered num; returns the chunk or -1 if none is
- * left (or the pair no longer offers that payload). */
-static int64_t chunk_claim(shm_pair_t * pair, uint32_t num)
+/* Claim the next chunk of the payload whose offer (the claim word's high half) is given;
+ * returns the chunk or -1 if none is left (or the pair no longer offers that payload). */
+static int64_t chunk_claim(shm_pair_t * pair, uint64_t offer)
 {
     uint64_t c = atomic_load_explicit(&pair->claim, memory_order_acquire);
 
     for (;;) {
-        if ((c & ~(uint64_t) UINT32_MAX) != SHM_CMA_CLAIM(num) ||
-            (uint32_t) c >= atomic_load_explicit(&pair->nchunks, memory_order_relaxed))
+        uint32_t n;
+
+        if ((c & ~(uint64_t) UINT32_MAX) != offer)
+            return -1;
+        n = atomic_load_explicit(&pair->nchunks, memory_order_relaxed);
+        /* Pairs with the release fence in shared_read: if n is already the next offer's,
+         * the claim word is no longer c, and the exchange below fails. */
+        atomic_thread_fence(memory_order_acquire);
+        if ((uint32_t) c >= n)
             return -1;
         if (atomic_compare_exchange_weak_explicit(&pair->claim, &c, c + 1,
                                                   memory_order_acq_rel, memory_order_acquire))
@@ -99,150 +117,23 @@ static char *contig_rest(const mm_buf_t * b, size_t * len)
     return iov[0].iov_base;
 }
 
-/* Sender: copy chunks of the payload the receiver is reading, if it is our oldest one. */
-static void cma_help(mm_vc_t * vc, shm_pair_t * pair, int *made_progress)
-{
-    shm_vc_t *s = shm_vc(vc);
-    uint32_t num = s->cma_done_seen;
-    char *src;
-    size_t len;
-    int64_t c;
-
-    if (s->cma_help_off || s->cma_head == NULL ||
-        (atomic_load_explicit(&pair->claim, memory_order_relaxed) & ~(uint64_t) UINT32_MAX) !=
-        SHM_CMA_CLAIM(num))
-        return;
-    src = contig_rest(&s->cma_head->next->buf, &len);
-    while ((c = chunk_claim(pair, num)) >= 0) {
-        size_t chunk = atomic_load_explicit(&pair->chunk, memory_order_relaxed);
-        size_t off = (size_t) c * chunk;
-        uint64_t dst = atomic_load_explicit(&pair->dst, memory_order_relaxed);
-        int err = EINVAL;
-
-        /* The offer must describe the very buffer we sent (the receiver copied it from
-         * our descriptor); otherwise leave the chunk to the receiver. */
-        if (src && (uint64_t) (uintptr_t) src == atomic_load_explicit(&pair->src,
-                                                                      memory_order_relaxed)
-            && len == atomic_load_explicit(&pair->len, memory_order_relaxed) && off < len)
-            err = chunk_copy((pid_t) atomic_load_explicit(&pair->dst_pid, memory_order_relaxed),
-                             1, src + off, dst + off, MPL_MIN(chunk, len - off));
-        if (err) {
-            s->cma_help_off = 1;
-            atomic_store_explicit(&pair->redo, (uint32_t) c + 1, memory_order_relaxed);
-        }
-        atomic_fetch_add_explicit(&pair->finished, 1, memory_order_release);
-        *made_progress = 1;
-        if (err)
-            return;
-    }
-}
-
-static size_t desc_room(void)
-{
-    return (size_t) shm_state.cell_size - sizeof(mm_pkt_t) - sizeof(shm_cma_desc_t);
-}
-
-int shm_cma_usable(mm_vc_t * vc, const mm_car_t * head)
-{
-    shm_vc_t *s = shm_vc(vc);
-    const mm_car_t *data = head->next;
-
-    if (!shm_state.cma_enabled || s->cma_state == SHM_CMA_OFF || head->pkt.kind != MM_PKT_DATA
-        || data == NULL || mm_buf_remaining(&data->buf) == 0)
-        return 0;
-    /* The whole iovec must fit the descriptor cell. */
-    return (size_t) (data->buf.iov_count - data->buf.iov_idx) * sizeof(shm_cma_seg_t) <=
-        desc_room();
-}
-
-/* Fill cell with head's envelope and a descriptor of its payload. */
-void shm_cma_fill(shm_cell_t * cell, const mm_car_t * head)
-{
-    const mm_buf_t *b = &head->next->buf;
-    shm_cma_desc_t *d = (shm_cma_desc_t *) (cell->data + sizeof(mm_pkt_t));
-    uint32_t n = 0;
-
-    memcpy(cell->data, &head->pkt, sizeof(mm_pkt_t));
-    for (int i = b->iov_idx; i < b->iov_count; i++) {
-        size_t off = (i == b->iov_idx) ? b->iov_off : 0;
-        if (b->iov[i].iov_len == off)
-            continue;
-        d->seg[n].base = (uint64_t) (uintptr_t) ((char *) b->iov[i].iov_base + off);
-        d->seg[n].len = b->iov[i].iov_len - off;
-        n++;
-    }
-    d->pid = (int32_t) shm_state.pid;
-    d->nseg = n;
-    d->len = mm_buf_remaining(b);
-    cell->len = (uint32_t) (sizeof(mm_pkt_t) + sizeof(*d) + n * sizeof(shm_cma_seg_t));
-    cell->flags = SHM_CELL_ENVELOPE | SHM_CELL_CMA;
-}
-
-/* Sender: complete the chains the receiver has read; on a failed probe, requeue the chain
- * for a copy through cells. */
-int shm_cma_reap(mm_vc_t * vc, int *made_progress)
-{
-    int mpi_errno = MPI_SUCCESS;
-    shm_vc_t *s = shm_vc(vc);
-    shm_pair_t *pair = shm_pair(shm_state.my_local, s->local_rank);
-    uint32_t failed = atomic_load_explicit(&pair->failed, memory_order_acquire);
-    uint32_t done = atomic_load_explicit(&pair->done, memory_order_acquire);
-
-    if (failed != s->cma_failed_seen) {
-        mm_car_t *head = s->cma_head;
-
-        /* Only a probe fails, and nothing was queued behind a probe. The counters live in
-         * memory the receiver writes: one that says otherwise is its error, not ours. */
-        MPIR_ERR_CHKANDJUMP3(s->cma_state != SHM_CMA_PROBING || head == NULL ||
-                             head->qnext != NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
-                             "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
-        s->cma_failed_seen = failed;
-        s->cma_state = SHM_CMA_OFF;
-        vc->eager_limit = shm_eager_limit(0);
-        s->cma_head = s->cma_tail = NULL;
-        head->qnext = s->wq_head;
-        s->wq_head = head;
-        if (s->wq_tail == NULL)
-            s->wq_tail = head;
-        s->hdr_sent = 1;
-        *made_progress = 1;
-    }
-    while (s->cma_done_seen != done) {
-        mm_car_t *head, *data;
-
-        MPIR_ERR_CHKANDJUMP3(s->cma_head == NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
-                             "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
-        head = mm_car_fifo_pop(&s->cma_head, &s->cma_tail);
-        data = head->next;
-        s->cma_done_seen++;
-        if (s->cma_state == SHM_CMA_PROBING)
-            s->cma_state = SHM_CMA_ON;
-        mm_buf_advance(&data->buf, mm_buf_remaining(&data->buf));
-        *made_progress = 1;
-        mpi_errno = mm_cq_complete_chain(head);
-        MPIR_ERR_CHECK(mpi_errno);
-    }
-    cma_help(vc, pair, made_progress);
-
-  fn_exit:
-    return mpi_errno;
-  fn_fail:
-    goto fn_exit;
-}
-
-/* Receiver: copy the one-piece payload d describes into dst together with the sender
+/* Receiver: copy the payload d describes into dst together with the sender
  * (see SHARED COPY above); returns once every chunk is in. */
-static int shared_read(mm_vc_t * vc, shm_pair_t * pair, const shm_cma_desc_t * d, char *dst)
+static int shared_read(mm_vc_t * vc, shm_pair_t * pair, const shm_cma_rndv_t * d, char *dst)
 {
     int mpi_errno = MPI_SUCCESS;
-    uint32_t num = atomic_load_explicit(&pair->done, memory_order_relaxed);
+    uint64_t offer = SHM_CMA_CLAIM(atomic_load_explicit(&pair->done, memory_order_relaxed));
     size_t chunk = MPL_MIN(MPL_MAX(d->len / 2, SHM_CMA_CHUNK_MIN), SHM_CMA_CHUNK_MAX);
     uint32_t nchunks = (uint32_t) ((d->len + chunk - 1) / chunk);
-    uint64_t src = d->seg[0].base;
+    uint64_t src = d->base;
     uint32_t redo;
     int64_t c;
     int err = 0;
 
+    /* Withdraw the previous offer before its fields change: a helper still looking at it
+     * must not claim a chunk of it by our new chunk count (see chunk_claim). */
+    atomic_store_explicit(&pair->claim, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&pair->src, src, memory_order_relaxed);
     atomic_store_explicit(&pair->dst, (uint64_t) (uintptr_t) dst, memory_order_relaxed);
     atomic_store_explicit(&pair->len, d->len, memory_order_relaxed);
@@ -252,11 +143,11 @@ static int shared_read(mm_vc_t * vc, shm_pair_t * pair, const shm_cma_desc_t * d
     atomic_store_explicit(&pair->finished, 0, memory_order_relaxed);
     atomic_store_explicit(&pair->redo, 0, memory_order_relaxed);
     /* Publishes the fields above with the offer. */
-    atomic_store_explicit(&pair->claim, SHM_CMA_CLAIM(num), memory_order_release);
+    atomic_store_explicit(&pair->claim, offer, memory_order_release);
 
     /* After a failed copy, keep claiming without copying: the sender must have no chunk
      * left to write into dst once we return. */
-    while ((c = chunk_claim(pair, num)) >= 0) {
+    while ((c = chunk_claim(pair, offer)) >= 0) {
         size_t off = (size_t) c * chunk;
 
         if (!err)
@@ -295,88 +186,158 @@ static int shared_read(mm_vc_t * vc, shm_pair_t * pair, const shm_cma_desc_t * d
     goto fn_exit;
 }
 
-/* Receiver: the envelope of cell (at src) has been delivered and vc->rdata posted; pull
- * the payload the descriptor names. */
-int shm_cma_read(mm_vc_t * vc, int src, const shm_cell_t * cell)
+
+/* Sender: copy chunks of an offered payload whose source is reg's buffer. */
+static void help_one(shm_cma_reg_t * reg, shm_pair_t * pair, uint64_t offer, int *made_progress)
 {
-    int mpi_errno = MPI_SUCCESS;
-    shm_vc_t *s = shm_vc(vc);
-    const shm_cma_desc_t *d = (const shm_cma_desc_t *) (cell->data + sizeof(mm_pkt_t));
-    mm_car_t *rdata = vc->rdata;
-    shm_pair_t *pair = shm_pair(src, shm_state.my_local);
-    uint64_t sum = 0;
-    uint32_t ri = 0;
-    size_t roff = 0;
+    shm_vc_t *s = shm_vc(reg->vc);
+    int64_t c;
 
-    /* Validate the descriptor against the cell and the posted receive. */
-    if (cell->len < sizeof(mm_pkt_t) + sizeof(*d) ||
-        d->nseg > (cell->len - sizeof(mm_pkt_t) - sizeof(*d)) / sizeof(shm_cma_seg_t))
-        goto bad;
-    for (uint32_t i = 0; i < d->nseg; i++)
-        sum += d->seg[i].len;
-    if (rdata == NULL || sum != d->len || d->len != mm_buf_remaining(&rdata->buf) ||
-        d->len != vc->rhead.pkt.data_sz)
-        goto bad;
+    while ((c = chunk_claim(pair, offer)) >= 0) {
+        size_t chunk = atomic_load_explicit(&pair->chunk, memory_order_relaxed);
+        size_t off = (size_t) c * chunk;
+        uint64_t dst = atomic_load_explicit(&pair->dst, memory_order_relaxed);
+        int err = EINVAL;
 
-    if (s->cma_rx_ok && d->nseg == 1 && d->len >= 2 * SHM_CMA_CHUNK_MIN) {
-        size_t dlen;
-        char *dst = contig_rest(&rdata->buf, &dlen);
+        /* Our claim holds the receiver in this payload, so the fields are this offer's:
+         * it must describe the very buffer we registered, or the chunk is left to the
+         * receiver. */
+        if (reg->base == atomic_load_explicit(&pair->src, memory_order_relaxed) &&
+            reg->len == atomic_load_explicit(&pair->len, memory_order_relaxed) && off < reg->len)
+            err = chunk_copy((pid_t) atomic_load_explicit(&pair->dst_pid, memory_order_relaxed),
+                             1, (char *) (uintptr_t) reg->base + off, dst + off,
+                             MPL_MIN(chunk, reg->len - off));
+        if (err) {
+            s->cma_help_off = 1;
+            atomic_store_explicit(&pair->redo, (uint32_t) c + 1, memory_order_relaxed);
+        }
+        atomic_fetch_add_explicit(&pair->finished, 1, memory_order_release);
+        *made_progress = 1;
+        if (err)
+            return;
+    }
+}
 
-        if (dst) {
-            mpi_errno = shared_read(vc, pair, d, dst);
-            MPIR_ERR_CHECK(mpi_errno);
-            mm_buf_advance(&rdata->buf, dlen);
+void shm_cma_help(int *made_progress)
+{
+    for (shm_cma_reg_t * reg = shm_state.cma_regs; reg; reg = reg->next) {
+        shm_vc_t *s = shm_vc(reg->vc);
+        shm_pair_t *pair = shm_pair(shm_state.my_local, s->local_rank);
+        uint64_t c = atomic_load_explicit(&pair->claim, memory_order_relaxed);
+
+        /* A cheap look first (the fields may still be the previous offer's: help_one
+         * checks again once a claim holds them still). */
+        if (s->cma_help_off || (c >> 32) == 0 ||
+            (uint32_t) c >= atomic_load_explicit(&pair->nchunks, memory_order_relaxed) ||
+            reg->base != atomic_load_explicit(&pair->src, memory_order_relaxed) ||
+            reg->len != atomic_load_explicit(&pair->len, memory_order_relaxed))
+            continue;
+        help_one(reg, pair, c & ~(uint64_t) UINT32_MAX, made_progress);
+    }
+}
+
+int shm_mem_register(mm_vc_t * vc, mm_buf_t * buf, void *rndv, size_t * len)
+{
+    shm_cma_rndv_t d;
+    shm_cma_reg_t *reg;
+    size_t n;
+    char *p = contig_rest(buf, &n);
+
+    *len = 0;
+    if (!shm_state.cma_enabled || p == NULL)
+        return MPI_SUCCESS;
+    reg = MPL_malloc(sizeof(*reg), MPL_MEM_SHM);
+    if (reg == NULL)
+        return MPI_SUCCESS;     /* declined: the payload goes through cells */
+    reg->vc = vc;
+    reg->base = (uint64_t) (uintptr_t) p;
+    reg->len = n;
+    reg->next = shm_state.cma_regs;
+    shm_state.cma_regs = reg;
+    d.pid = (int32_t) shm_state.pid;
+    d.zero = 0;
+    d.base = reg->base;
+    d.len = n;
+    memcpy(rndv, &d, sizeof(d));
+    *len = sizeof(d);
+    buf->mem = reg;
+    return MPI_SUCCESS;
+}
+
+void shm_mem_deregister(mm_vc_t * vc, mm_buf_t * buf)
+{
+    for (shm_cma_reg_t ** p = &shm_state.cma_regs; *p; p = &(*p)->next) {
+        if (*p == buf->mem) {
+            *p = (*p)->next;
+            MPL_free(buf->mem);
+            break;
         }
     }
-    while (mm_buf_remaining(&rdata->buf) > 0) {
-        struct iovec liov[SHM_CMA_IOV], riov[SHM_CMA_IOV];
-        int nl = mm_buf_to_iov(&rdata->buf, liov, SHM_CMA_IOV), nr = 0;
-        size_t want = 0, r = roff;
+    buf->mem = NULL;
+}
+
+int shm_get(mm_car_t * car, const void *rndv, size_t len, int *refused)
+{
+    int mpi_errno = MPI_SUCCESS;
+    mm_vc_t *vc = car->vc;
+    shm_vc_t *s = shm_vc(vc);
+    shm_pair_t *pair = shm_pair(s->local_rank, shm_state.my_local);
+    shm_cma_rndv_t d;
+
+    /* The rendezvous data comes from the peer: it must describe exactly this payload. */
+    if (len != sizeof(d))
+        goto bad;
+    memcpy(&d, rndv, sizeof(d));
+    if (d.zero != 0 || d.len != mm_buf_remaining(&car->buf))
+        goto bad;
+    if (s->cma_rx_off || !shm_state.cma_enabled) {
+        *refused = 1;
+        goto fn_exit;
+    }
+
+    if (s->cma_rx_ok && d.len >= 2 * SHM_CMA_CHUNK_MIN) {
+        size_t dlen;
+        char *dst = contig_rest(&car->buf, &dlen);
+
+        if (dst) {
+            mpi_errno = shared_read(vc, pair, &d, dst);
+            MPIR_ERR_CHECK(mpi_errno);
+            mm_buf_advance(&car->buf, dlen);
+        }
+    }
+    while (mm_buf_remaining(&car->buf) > 0) {
+        struct iovec liov[SHM_CMA_IOV], riov;
+        int nl = mm_buf_to_iov(&car->buf, liov, SHM_CMA_IOV);
+        size_t want = 0;
         ssize_t n;
 
         for (int i = 0; i < nl; i++)
             want += liov[i].iov_len;
-        /* Remote entries covering at most `want` bytes from the remote cursor. */
-        for (uint32_t j = ri; j < d->nseg && nr < SHM_CMA_IOV && want > 0; j++, r = 0) {
-            size_t take = MPL_MIN(d->seg[j].len - r, want);
-            riov[nr].iov_base = (void *) (uintptr_t) (d->seg[j].base + r);
-            riov[nr].iov_len = take;
-            want -= take;
-            nr++;
-        }
-        n = process_vm_readv((pid_t) d->pid, liov, nl, riov, nr, 0);
+        riov.iov_base = (void *) (uintptr_t) (d.base + car->buf.done);
+        riov.iov_len = want;
+        n = process_vm_readv((pid_t) d.pid, liov, nl, &riov, 1, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
             int err = n < 0 ? errno : EIO;
-            if (!s->cma_rx_ok && rdata->buf.done == 0 &&
+            if (!s->cma_rx_ok && car->buf.done == 0 &&
                 (err == EPERM || err == ENOSYS || err == EACCES || err == EFAULT)) {
                 /* The kernel will not let us (or the sender's memory is not where it
-                 * says): tell the sender to send the payload through cells. */
+                 * says): the engine asks for the payload through cells, from now on. */
                 s->cma_rx_off = 1;
-                atomic_fetch_add_explicit(&pair->failed, 1, memory_order_release);
+                *refused = 1;
                 goto fn_exit;
             }
             MPIR_ERR_SETANDJUMP2(mpi_errno, MPI_ERR_OTHER, "**mm|shm_cma", "**mm|shm_cma %d %s",
                                  vc->lpid, MPL_strerror(err));
         }
-        mm_buf_advance(&rdata->buf, (size_t) n);
-        /* Advance the remote cursor by n. */
-        for (size_t left = (size_t) n; left > 0;) {
-            size_t step = MPL_MIN(d->seg[ri].len - roff, left);
-            roff += step;
-            left -= step;
-            if (roff == d->seg[ri].len) {
-                ri++;
-                roff = 0;
-            }
-        }
+        mm_buf_advance(&car->buf, (size_t) n);
     }
     s->cma_rx_ok = 1;
-    vc->rdata = NULL;
-    /* Our copy is complete: the sender may reuse its buffer. */
-    atomic_fetch_add_explicit(&pair->done, 1, memory_order_release);
-    mpi_errno = mm_cq_complete(rdata);
+    /* Payloads read from this peer: numbers the next shared copy's offer. */
+    atomic_store_explicit(&pair->done, atomic_load_explicit(&pair->done, memory_order_relaxed)
+                          + 1, memory_order_relaxed);
+    mpi_errno = mm_cq_complete(car);
     MPIR_ERR_CHECK(mpi_errno);
 
   fn_exit:
@@ -385,5 +346,5 @@ int shm_cma_read(mm_vc_t * vc, int src, const shm_cell_t * cell)
     goto fn_exit;
   bad:
     MPIR_ERR_SETANDJUMP3(mpi_errno, MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d",
-                         vc->lpid, vc->rhead.pkt.version, vc->rhead.pkt.kind);
+                         vc->lpid, MM_PKT_VERSION, MM_PKT_RTS);
 }

@@ -17,8 +17,8 @@
  * (shm_fbox.c), and messages carry numbers so the two paths deliver in order.
  *
  * Besides the cells, the segment holds one shm_pair_t per ordered pair of local processes:
- * counters by which a receiver tells a sender that it has finished reading a payload
- * straight out of the sender's memory (shm_cma.c).
+ * where a receiver that reads a payload straight out of the sender's memory (shm_cma.c)
+ * offers the sender a share of the copy.
  *
  * Framing: the bytes a sender writes to one receiver form an ordered stream
  * [mm_pkt_t][payload][mm_pkt_t][payload]... A cell that starts a message has
@@ -63,7 +63,6 @@ typedef struct shm_rank {
 } shm_rank_t;
 
 #define SHM_CELL_ENVELOPE 0x1   /* the cell starts with an mm_pkt_t */
-#define SHM_CELL_CMA 0x2        /* ...followed by a shm_cma_desc_t: read the payload with CMA */
 
 /* A fast box: a ring of message slots from one sender to one receiver (shm_fbox.c). A
  * slot is full when its stamp is its ring position + 1; the receiver publishes how many
@@ -95,43 +94,42 @@ typedef struct shm_fbox {
     shm_fslot_t slot[];         /* shm_state.fbox_slots of them */
 } shm_fbox_t;
 
-/* Written by the receiver, read by the sender (shm_cma.c), one cache line per ordered pair.
- * The second half offers the payload being read to the sender as well, so both processes
- * copy it at once, chunk by chunk (a "shared copy"): claim holds the payload's number
- * + 1 in its high half and the next unclaimed chunk in its low half; whoever claims a chunk
+/* Written by the receiver, read by the sender (shm_cma.c), one cache line per ordered pair:
+ * the payload being read, offered to the sender as well, so both processes copy it at
+ * once, chunk by chunk (a "shared copy"). claim holds the payload's number + 1 in its high
+ * half and the next unclaimed chunk in its low half (0: no offer); whoever claims a chunk
  * by compare-and-swap copies it and counts it in `finished`. */
 typedef struct shm_pair {
-    _Atomic uint32_t done;      /* CMA payloads read so far */
-    _Atomic uint32_t failed;    /* CMA probes the kernel refused */
-    _Atomic uint64_t claim;     /* shared copy: (payload number + 1) << 32 | next chunk */
-    _Atomic uint32_t finished;  /* shared copy: chunks copied */
-    _Atomic uint32_t redo;      /* shared copy: chunk + 1 the sender failed to copy, or 0 */
+    _Atomic uint64_t claim;     /* (payload number + 1) << 32 | next chunk */
+    _Atomic uint64_t src;       /* payload address in the sender (as its rendezvous data said) */
+    _Atomic uint64_t dst;       /* destination address in the receiver */
+    _Atomic uint64_t len;
+    _Atomic uint32_t done;      /* payloads read from the sender so far: numbers the offers */
+    _Atomic uint32_t finished;  /* chunks copied */
+    _Atomic uint32_t redo;      /* chunk + 1 the sender failed to copy, or 0 */
     _Atomic uint32_t nchunks;
     _Atomic uint32_t chunk;     /* bytes per chunk (the last one may be shorter) */
     _Atomic int32_t dst_pid;    /* the receiver */
-    _Atomic uint64_t src;       /* payload address in the sender (as its descriptor said) */
-    _Atomic uint64_t dst;       /* destination address in the receiver */
-    _Atomic uint64_t len;
-    char pad[SHM_CACHELINE - 60];
+    char pad[SHM_CACHELINE - 56];
 } shm_pair_t;
 
-typedef struct shm_cma_seg {
-    uint64_t base;              /* address in the sender's address space */
-    uint64_t len;
-} shm_cma_seg_t;
-
-typedef struct shm_cma_desc {
+/* The rendezvous data of a buffer offered to get() (mm_method.h): what the receiver hands
+ * to process_vm_readv. */
+typedef struct shm_cma_rndv {
     int32_t pid;                /* the sender */
-    uint32_t nseg;
-    uint64_t len;               /* sum of seg[].len == the DATA packet's data_sz */
-    shm_cma_seg_t seg[];
-} shm_cma_desc_t;
+    uint32_t zero;
+    uint64_t base;              /* address in the sender's address space */
+    uint64_t len;               /* == the message's data_sz */
+} shm_cma_rndv_t;
 
-typedef enum shm_cma_state {
-    SHM_CMA_PROBING,            /* not tried yet, or the first try is in flight */
-    SHM_CMA_ON,                 /* worked once: pipelined from now on */
-    SHM_CMA_OFF                 /* refused by the kernel (or disabled): payloads go by cells */
-} shm_cma_state_t;
+/* A registration: a send buffer offered to the peer's get(), until FIN. The sender's
+ * progress helps with the copies of these (SHARED COPY in shm_cma.c). */
+typedef struct shm_cma_reg {
+    struct shm_cma_reg *next;
+    mm_vc_t *vc;
+    uint64_t base;
+    uint64_t len;
+} shm_cma_reg_t;
 
 typedef struct shm_cell {
     _Atomic int32_t next;       /* queue link (cell index) */
@@ -155,14 +153,9 @@ typedef struct shm_vc {
     mm_car_t *wq_head;          /* chains waiting to be written, FIFO; head is in progress */
     mm_car_t *wq_tail;
     struct mm_vc *active_next;  /* VCs with queued writes */
-    mm_car_t *cma_head;         /* sender: chains whose payload the receiver is reading, FIFO */
-    mm_car_t *cma_tail;
     int32_t local_rank;         /* the peer's local rank */
-    uint32_t cma_done_seen;     /* sender: the pair's counters as last seen */
-    uint32_t cma_failed_seen;
     uint8_t hdr_sent;           /* the envelope of wq_head is out */
     uint8_t on_active_list;
-    uint8_t cma_state;          /* sender: shm_cma_state_t */
     uint8_t cma_rx_ok;          /* receiver: a CMA read from this peer has worked */
     uint8_t cma_rx_off;         /* receiver: the kernel refused one */
     uint8_t cma_help_off;       /* sender: a shared-copy write failed; read-only from now */
@@ -199,6 +192,7 @@ typedef struct shm_state {
     uint32_t cell_size;
     pid_t pid;
     int cma_enabled;            /* MPIR_CVAR_MM_SHM_CMA */
+    shm_cma_reg_t *cma_regs;    /* buffers offered to peers' get(), until their FIN */
     mm_vc_t **peer_vc;          /* by local rank: VC of an arriving cell's sender */
     pid_t *peer_pid;            /* by local rank: its pid as read at init; 0: not watched */
     unsigned quiet_polls;       /* progress calls that moved nothing, since the last look */
@@ -207,17 +201,11 @@ typedef struct shm_state {
 } shm_state_t;
 
 extern shm_state_t shm_state;
+extern const mm_method_t mm_shm_method;
 
 static inline shm_cell_t *shm_cell(int32_t idx)
 {
     return (shm_cell_t *) (shm_state.cells + (size_t) idx * shm_state.cell_stride);
-}
-
-/* A CMA probe is out on this VC: nothing may be sent behind it until the receiver says
- * whether the payload follows in cells (shm_cma.c). */
-static inline int shm_cma_probe_in_flight(const shm_vc_t * s)
-{
-    return s->cma_state == SHM_CMA_PROBING && s->cma_head != NULL;
 }
 
 static inline shm_pair_t *shm_pair(int sender, int receiver)
@@ -271,10 +259,12 @@ static inline size_t shm_eager_limit(int cma)
     return cma ? SHM_EAGER_LIMIT_CMA : SHM_EAGER_LIMIT_CELLS;
 }
 
-/* shm_cma.c */
-int shm_cma_usable(mm_vc_t * vc, const mm_car_t * head);
-void shm_cma_fill(shm_cell_t * cell, const mm_car_t * head);
-int shm_cma_reap(mm_vc_t * vc, int *made_progress);
-int shm_cma_read(mm_vc_t * vc, int src, const shm_cell_t * cell);
+/* shm_cma.c: the method's get() and its registrations (mm_method.h) */
+int shm_mem_register(mm_vc_t * vc, mm_buf_t * buf, void *rndv, size_t * len);
+void shm_mem_deregister(mm_vc_t * vc, mm_buf_t * buf);
+int shm_get(mm_car_t * car, const void *rndv, size_t len, int *refused);
+/* Sender: copy chunks of the payloads receivers are reading out of our registered
+ * buffers, if they offer them. */
+void shm_cma_help(int *made_progress);
 
 #endif /* SHM_IMPL_H_INCLUDED */

@@ -58,8 +58,8 @@ cvars:
         cross-memory attach (process_vm_readv/writev) instead of two pipelined copies
         through shared-memory cells. A contiguous payload is copied by both processes at
         once, in chunks: the receiver reads some, the sender, waiting in MPI, writes the
-        others. Where the kernel refuses CMA, the pair falls back to cells after one probe.
-        Set to 0 to keep every payload in cells.
+        others. Where the kernel refuses CMA, the receiver asks for the payload through
+        cells instead, from the first refusal on. Set to 0 to keep every payload in cells.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -180,6 +180,12 @@ static int shm_finalize(void)
     MPL_free(shm_state.peer_vc);
     MPL_free(shm_state.peer_pid);
     MPL_free(shm_state.tx_seq);
+    while (shm_state.cma_regs) {
+        /* sends that never completed (a peer lost, the job aborting) */
+        shm_cma_reg_t *reg = shm_state.cma_regs;
+        shm_state.cma_regs = reg->next;
+        MPL_free(reg);
+    }
     memset(&shm_state, 0, sizeof(shm_state));
 
   fn_exit:
@@ -212,8 +218,8 @@ static int shm_connect(mm_vc_t * vc, const char *card)
     }
     MPIR_Assert(s->local_rank >= 0);
     vc->eager_limit = shm_eager_limit(shm_state.cma_enabled);
-    /* The peer's limit drops to the cells' when its CMA probe fails (shm_cma.c): accept
-     * either. */
+    /* The peer may run with CMA off (MPIR_CVAR_MM_SHM_CMA=0 in its environment only), and
+     * then sends eagerly up to the cells' limit: accept either. */
     vc->eager_limit_rx = MPL_MAX(shm_eager_limit(0), shm_eager_limit(1));
     shm_state.peer_vc[s->local_rank] = vc;
     return MPI_SUCCESS;
@@ -224,6 +230,8 @@ static int shm_progress(int *made_progress)
     int mpi_errno = shm_read_progress(made_progress);
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = shm_write_progress(made_progress);
+    if (mpi_errno == MPI_SUCCESS && shm_state.cma_regs)
+        shm_cma_help(made_progress);
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = shm_life_poll(*made_progress);
     return mpi_errno;
@@ -234,7 +242,7 @@ static int shm_close(mm_vc_t * vc)
 {
     int mpi_errno = MPI_SUCCESS;
 
-    while (shm_vc(vc)->wq_head || shm_vc(vc)->cma_head) {
+    while (shm_vc(vc)->wq_head) {
         int made_progress = 0;
         mpi_errno = shm_progress(&made_progress);
         MPIR_ERR_CHECK(mpi_errno);
@@ -251,10 +259,7 @@ static int shm_close(mm_vc_t * vc)
 const mm_method_t mm_shm_method = {
     .name = "shm",
     .eager_limit = 65536,
-    .max_iov = INT_MAX,
-    .caps = 0,
-    .latency_ns = 500,
-    .bandwidth_mbs = 5000,
+    .caps = MM_METHOD_CAP_GET,
     .init = shm_init,
     .finalize = shm_finalize,
     .can_reach = shm_can_reach,
@@ -264,4 +269,7 @@ const mm_method_t mm_shm_method = {
     .progress = shm_progress,
     .wait_fd = NULL,            /* cells arrive in memory: shm must be polled */
     .close = shm_close,
+    .mem_register = shm_mem_register,
+    .mem_deregister = shm_mem_deregister,
+    .get = shm_get,
 };

@@ -71,11 +71,6 @@ static int cell_deliver(shm_cell_t * cell, int src)
         off = sizeof(mm_pkt_t);
         mpi_errno = mm_cq_complete(&vc->rhead);
         MPIR_ERR_CHECK(mpi_errno);
-        if (cell->flags & SHM_CELL_CMA) {
-            /* The payload stays in the sender's memory; read it from there. */
-            mpi_errno = shm_cma_read(vc, src, cell);
-            goto fn_exit;
-        }
     }
     if (off < cell->len) {
         mm_car_t *rdata = vc->rdata;

@@ -3,8 +3,7 @@
  * into the sender's own free cells, envelope first, and the cells are enqueued on the
  * receiver's queue. When the sender runs out of free cells it stops and the VC stays on
  * the active list until progress finds cells again (the receiver returns them as it reads).
- * A rendezvous payload instead goes as one descriptor cell that the receiver reads the
- * bytes through (shm_cma.c); the VC stays active until the receiver says it is done.
+ * (Large payloads usually never come here: the receiver reads them with get(), shm_cma.c.)
  */
 #include "mpidimpl.h"
 #include "shm_impl.h"
@@ -36,11 +35,6 @@ static int vc_push(mm_vc_t * vc, int *made_progress)
         int32_t idx;
         size_t off = 0;
 
-        /* A CMA probe in flight: whether its payload follows in cells is not known yet,
-         * and nothing may come between its envelope and that payload. */
-        if (shm_cma_probe_in_flight(s))
-            break;
-
         if (s->hdr_sent && (data == NULL || mm_buf_remaining(&data->buf) == 0)) {
             /* Chain fully copied out: the caller's buffers are free again. */
             mm_car_fifo_pop(&s->wq_head, &s->wq_tail);
@@ -58,16 +52,6 @@ static int vc_push(mm_vc_t * vc, int *made_progress)
                              mpi_errno, MPI_ERR_OTHER, "**mm|shmq", "**mm|shmq %s", "free");
         cell = shm_cell(idx);
         cell->flags = 0;
-        if (!s->hdr_sent && shm_cma_usable(vc, head)) {
-            shm_cma_fill(cell, head);
-            cell->src = shm_state.my_local;
-            cell->seq = shm_state.tx_seq[s->local_rank]++;
-            mm_car_fifo_pop(&s->wq_head, &s->wq_tail);
-            mm_car_fifo_push(&s->cma_head, &s->cma_tail, head);
-            shm_queue_push(dst, idx);
-            *made_progress = 1;
-            continue;
-        }
         if (!s->hdr_sent) {
             memcpy(cell->data, &head->pkt, sizeof(mm_pkt_t));
             off = sizeof(mm_pkt_t);
@@ -96,7 +80,7 @@ int shm_post_write(mm_car_t * head)
     int made_progress = 0;
 
     /* Small, and nothing of this VC queued ahead of it: the fast box, if it is free. */
-    if (s->wq_head == NULL && !shm_cma_probe_in_flight(s) && shm_fbox_fits(head)) {
+    if (s->wq_head == NULL && shm_fbox_fits(head)) {
         int sent, mpi_errno = shm_fbox_try_send(vc, head, &sent);
         if (sent || mpi_errno)
             return mpi_errno;
@@ -118,13 +102,9 @@ int shm_write_progress(int *made_progress)
         mm_vc_t *next = s->active_next;
 
         s->on_active_list = 0;
-        if (s->cma_head) {
-            mpi_errno = shm_cma_reap(vc, made_progress);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
         mpi_errno = vc_push(vc, made_progress);
         MPIR_ERR_CHECK(mpi_errno);
-        if (s->wq_head || s->cma_head)
+        if (s->wq_head)
             active_add(vc);
         vc = next;
     }

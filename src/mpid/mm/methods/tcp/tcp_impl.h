@@ -24,8 +24,9 @@
  * mismatch) tries the card's next address.
  *
  * STREAM. On a settled connection each direction is the bytes of mm_pkt_t envelopes, each
- * followed by its payload (EAGER, EAGER_SYNC, DATA). Every envelope is validated before
- * use. TCP_PKT_BYE, a method-private kind, says "I am finalizing and will send nothing
+ * followed by its payload, whose length the engine gives by the READ DATA CAR it posts
+ * when the envelope is delivered (tcp never interprets the engine's kinds; the engine
+ * validates every envelope). TCP_PKT_BYE, a method-private kind, says "I am finalizing and will send nothing
  * more": an end of stream after BYE is a clean close, an end of stream without it means the
  * peer died, and is reported as an error naming the peer. A clean end of stream only closes
  * the peer's direction: the connection stays the VC's until this process has written its
@@ -43,8 +44,10 @@
 #include <netinet/in.h>
 #include "tcp_card.h"
 
-/* Method-private packet kind, above every mm_pkt_kind_t; never reaches the engine. */
-#define TCP_PKT_BYE 0xf0
+/* Method-private packet kind (mm_pkt.h: MM_PKT_METHOD_FIRST); never reaches the engine. */
+extern const mm_method_t mm_tcp_method;
+
+#define TCP_PKT_BYE MM_PKT_METHOD_FIRST
 
 #define TCP_HELLO_MAGIC 0x6d6d7463u     /* "mmtc" */
 #define TCP_WIRE_VERSION 2

@@ -275,10 +275,7 @@ static int tcp_wait_fd(void)
 const mm_method_t mm_tcp_method = {
     .name = "tcp",
     .eager_limit = 65536,
-    .max_iov = TCP_MAX_IOV,
     .caps = MM_METHOD_CAP_CARD,
-    .latency_ns = 20000,
-    .bandwidth_mbs = 1000,
     .init = tcp_init,
     .finalize = tcp_finalize,
     .can_reach = tcp_can_reach,
