@@ -70,6 +70,9 @@ int mm_proto_handle_fin(struct mm_vc *vc, const mm_pkt_t * pkt);
 /* A send that offered its payload to a get (MM_REQ_RGET) will not be read: release its
  * registration (a CTS came instead, or the message was cancelled). */
 void mm_proto_send_unoffer(MPIR_Request * sreq);
+/* An EAGER or EAGER_SYNC message whose whole payload (pkt->data_sz bytes at data) the
+ * method holds (mm_cq_deliver): matched and copied, or queued as unexpected, at once. */
+int mm_proto_eager_in_hand(struct mm_vc *vc, const mm_pkt_t * pkt, const void *data);
 /* The payload of an unexpected message is in (its DATA CAR completed). */
 int mm_proto_unexp_data_done(MPIR_Request * ureq);
 

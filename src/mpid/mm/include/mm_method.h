@@ -108,6 +108,13 @@ typedef struct mm_method {
      * cards (mm_vc_bind): the method then talks over the connection the peer opened. */
     int (*connect) (mm_vc_t * vc, const char *card);
     int (*post_write) (mm_car_t * head);
+    /* Optional (NULL: the engine always posts CARs): the fast path of a blocking send. Put
+     * a whole message, the envelope pkt and len contiguous payload bytes at data, on the
+     * wire at once, without CARs, if nothing of vc is queued ahead of it and the method
+     * has room for it now; return 1 when it did (the bytes were copied out: the caller's
+     * buffer is free), 0 to have the engine post it as CARs instead. Never blocks, never
+     * completes anything, never re-enters the engine. */
+    int (*send_inline) (mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t len);
     /* Where the payload of the envelope just delivered on car->vc goes (see READS). */
     int (*post_read) (mm_car_t * car);
     int (*progress) (int *made_progress);
@@ -166,6 +173,13 @@ uint64_t mm_random64(void);
 
 /* Engine entry for methods: a CAR is finished (see READS/WRITES above). */
 int mm_cq_complete(mm_car_t * car);
+/* Engine entry for methods that hold a whole message at once, the envelope and all of its
+ * payload contiguous (len bytes at data; a fast box slot, a cell): the same as delivering
+ * the envelope with mm_cq_complete(&vc->rhead) and filling the READ DATA CAR the engine
+ * posts, but an eager message goes straight to its receive buffer. The method may reuse
+ * pkt and data once it returns. Payload that does not match what the envelope announces
+ * is an error (**mm|badpkt). */
+int mm_cq_deliver(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t len);
 /* A WRITE chain is fully out: complete its HEAD CAR, then its DATA CAR if it has one (read
  * from head->next first, since completing head may free it). */
 int mm_cq_complete_chain(mm_car_t * head);

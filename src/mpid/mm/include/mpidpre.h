@@ -41,6 +41,8 @@ typedef enum mm_persist_op {
                                          * still to come */
 
 typedef struct MPIDI_MM_request {
+    /* Every field before head_car starts out zero: MPID_Request_create_hook (mm_request.c)
+     * clears them one by one, so a field added here is added there too. */
     /* matching envelope: posted receives hold the pattern, unexpected ones what arrived */
     int match_ctx;
     int match_rank;

@@ -31,12 +31,12 @@ void mm_pkt_register(mm_pkt_kind_t kind, mm_pkt_handler_fn fn)
     pkt_handlers[kind] = fn;
 }
 
-static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
+/* Every method's envelopes meet the same checks here (mm_wire.c); a method only frames
+ * the bytes. */
+static int envelope_check(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     int mpi_errno = MPI_SUCCESS;
 
-    /* Every method's envelopes meet the same checks here (mm_wire.c); a method only frames
-     * the bytes. */
     switch (mm_wire_envelope_check(pkt, vc->eager_limit_rx)) {
         case MM_WIRE_OK:
             break;
@@ -52,12 +52,55 @@ static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
     MPIR_ERR_CHKANDJUMP3(pkt_handlers[pkt->kind] == NULL, mpi_errno, MPI_ERR_OTHER,
                          "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, pkt->version,
                          pkt->kind);
-    mpi_errno = pkt_handlers[pkt->kind] (vc, pkt);
 
   fn_exit:
     return mpi_errno;
   fn_fail:
     goto fn_exit;
+}
+
+static int handle_envelope(mm_vc_t * vc, const mm_pkt_t * pkt)
+{
+    int mpi_errno = envelope_check(vc, pkt);
+
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = pkt_handlers[pkt->kind] (vc, pkt);
+    return mpi_errno;
+}
+
+static int bad_payload(mm_vc_t * vc, const mm_pkt_t * pkt)
+{
+    return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
+                                (int) pkt->version, (int) pkt->kind);
+}
+
+int mm_cq_deliver(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t len)
+{
+    int mpi_errno;
+    mm_car_t *rdata;
+
+    /* A whole eager message: matched and copied in one step, without a READ CAR. */
+    if ((pkt->kind == MM_PKT_EAGER || pkt->kind == MM_PKT_EAGER_SYNC) && len == pkt->data_sz) {
+        mpi_errno = envelope_check(vc, pkt);
+        if (mpi_errno == MPI_SUCCESS)
+            mpi_errno = mm_proto_eager_in_hand(vc, pkt, data);
+        return mpi_errno;
+    }
+    /* Anything else: the envelope, then the payload into the CAR the engine posts. */
+    vc->rhead.pkt = *pkt;
+    vc->rdata = NULL;
+    mpi_errno = mm_cq_complete(&vc->rhead);
+    if (mpi_errno)
+        return mpi_errno;
+    rdata = vc->rdata;
+    if (len == 0)
+        return rdata ? bad_payload(vc, pkt) : MPI_SUCCESS;
+    if (rdata == NULL || mm_buf_remaining(&rdata->buf) != len)
+        return bad_payload(vc, pkt);
+    mm_buf_copy(&rdata->buf, (void *) data, len, 1);
+    vc->rdata = NULL;
+    return mm_cq_complete(rdata);
 }
 
 

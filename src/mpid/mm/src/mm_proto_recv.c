@@ -343,6 +343,61 @@ int mm_proto_handle_eager(mm_vc_t * vc, const mm_pkt_t * pkt)
     goto fn_exit;
 }
 
+int mm_proto_eager_in_hand(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data)
+{
+    int mpi_errno = MPI_SUCCESS;
+    int sync = pkt->kind == MM_PKT_EAGER_SYNC;
+    size_t len = pkt->data_sz;
+    MPIR_Request *rreq = mm_recvq_match_posted(pkt->context_id, pkt->rank, pkt->tag);
+    MPIR_Request *ureq;
+
+    if (rreq) {
+        MPI_Aint true_lb;
+        int is_contig;
+
+        recv_set_envelope(rreq, vc, pkt->rank, pkt->tag, len);
+        if (sync) {
+            mpi_errno = mm_proto_send_ctrl(vc, MM_PKT_SYNC_ACK, pkt->sreq, 0);
+            MPIR_ERR_CHECK(mpi_errno);
+        }
+        if (len > 0) {
+            MPIR_Datatype_is_contig(rreq->dev.datatype, &is_contig);
+            if (is_contig && len <= mm_request_capacity(rreq)) {
+                /* the common case: one copy into the user's buffer */
+                MPIR_Datatype_get_true_lb(rreq->dev.datatype, &true_lb);
+                memcpy((char *) rreq->dev.buf + true_lb, data, len);
+            } else {
+                mpi_errno = recv_data_view(rreq);
+                MPIR_ERR_CHECK(mpi_errno);
+                mm_buf_copy(&rreq->dev.data_car.buf, (void *) data, len, 1);
+            }
+        }
+        mpi_errno = mm_request_cc_done(rreq);
+        goto fn_exit;
+    }
+
+    mpi_errno = unexp_create(vc, pkt, &ureq);
+    MPIR_ERR_CHECK(mpi_errno);
+    ureq->dev.flags |= MM_REQ_DATA_DONE;
+    if (sync)
+        ureq->dev.flags |= MM_REQ_SYNC;        /* acknowledged when a receive matches it */
+    if (len > 0) {
+        ureq->dev.tmpbuf = MPL_malloc(len, MPL_MEM_BUFFER);
+        if (ureq->dev.tmpbuf == NULL) {
+            MPIR_Request_free(ureq);
+            MPIR_ERR_SETANDJUMP1(mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                                 "mm unexpected message buffer");
+        }
+        memcpy(ureq->dev.tmpbuf, data, len);
+    }
+    mm_recvq_add_unexp(ureq);
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
+}
+
 int mm_proto_handle_rts(mm_vc_t * vc, const mm_pkt_t * pkt)
 {
     int mpi_errno = MPI_SUCCESS;

@@ -18,9 +18,31 @@ static inline void car_reset(mm_car_t * car)
     car->done = NULL;
 }
 
+/* Field by field rather than a memset of the fields before head_car: that memset compiled
+ * to `rep stos`, whose start-up cost made request creation a tenth of an 8-byte
+ * ping-pong (perf, 2026-12-07). */
 void MPID_Request_create_hook(MPIR_Request * req)
 {
-    memset(&req->dev, 0, offsetof(MPIDI_MM_request_t, head_car));
+    MPIDI_MM_request_t *d = &req->dev;
+
+    d->match_ctx = 0;
+    d->match_rank = 0;
+    d->match_tag = 0;
+    d->flags = 0;
+    d->buf = NULL;
+    d->count = 0;
+    d->buf_offset = 0;
+    d->data_sz = 0;
+    d->tmpbuf = NULL;
+    d->vc = NULL;
+    d->id = 0;
+    d->peer_id = 0;
+    d->msg_seq = 0;
+    d->partner = NULL;
+    d->on_complete = NULL;
+    d->cb_arg = NULL;
+    d->xfer = NULL;
+    d->qnext = NULL;
     car_reset(&req->dev.head_car);
     car_reset(&req->dev.data_car);
     req->dev.persist_op = MM_PERSIST_SEND;

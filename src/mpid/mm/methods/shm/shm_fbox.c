@@ -31,31 +31,64 @@ int shm_fbox_fits(const mm_car_t * head)
         mm_buf_remaining(&head->next->buf) <= SHM_FBOX_DATA - sizeof(mm_pkt_t);
 }
 
+/* Sender: the next free slot of the box to local rank r, or NULL when the ring is full. */
+static inline shm_fslot_t *slot_take(int r)
+{
+    shm_fbox_t *fb = shm_fbox(shm_state.my_local, r);
+    uint32_t pos = shm_state.tx_pos[r];
+
+    if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots) {
+        shm_state.tx_consumed[r] = atomic_load_explicit(&fb->consumed, memory_order_acquire);
+        if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots)
+            return NULL;
+    }
+    return &fb->slot[pos & (shm_state.fbox_slots - 1)];
+}
+
+/* Sender: the slot slot_take gave holds len bytes of message: number it and hand it over. */
+static inline void slot_publish(int r, shm_fslot_t * slot, size_t len)
+{
+    uint32_t pos = shm_state.tx_pos[r];
+
+    slot->len = (uint32_t) len;
+    slot->seq = shm_state.tx_seq[r]++;
+    atomic_store_explicit(&slot->stamp, pos + 1, memory_order_release);
+    shm_state.tx_pos[r] = pos + 1;
+}
+
+int shm_send_inline(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t len)
+{
+    shm_vc_t *s = shm_vc(vc);
+    shm_fslot_t *slot;
+
+    if (s->wq_head || shm_state.fboxes == NULL || len > SHM_FBOX_DATA - sizeof(mm_pkt_t))
+        return 0;
+    slot = slot_take(s->local_rank);
+    if (slot == NULL)
+        return 0;
+    memcpy(slot->data, pkt, sizeof(mm_pkt_t));
+    memcpy(slot->data + sizeof(mm_pkt_t), data, len);
+    slot_publish(s->local_rank, slot, sizeof(mm_pkt_t) + len);
+    return 1;
+}
+
 /* Sender: put head's message in the box to vc's peer if a slot is free. On success the
  * message is out and its CARs are complete. */
 int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent)
 {
     int mpi_errno = MPI_SUCCESS;
     int r = shm_vc(vc)->local_rank;
-    shm_fbox_t *fb = shm_fbox(shm_state.my_local, r);
-    uint32_t pos = shm_state.tx_pos[r];
-    shm_fslot_t *slot = &fb->slot[pos & (shm_state.fbox_slots - 1)];
+    shm_fslot_t *slot = slot_take(r);
     mm_car_t *data = head->next;
     size_t len = sizeof(mm_pkt_t);
 
     *sent = 0;
-    if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots) {
-        shm_state.tx_consumed[r] = atomic_load_explicit(&fb->consumed, memory_order_acquire);
-        if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots)
-            return MPI_SUCCESS;
-    }
+    if (slot == NULL)
+        return MPI_SUCCESS;
     memcpy(slot->data, &head->pkt, sizeof(mm_pkt_t));
     if (data)
         len += mm_buf_copy(&data->buf, slot->data + sizeof(mm_pkt_t), SHM_FBOX_DATA - len, 0);
-    slot->len = (uint32_t) len;
-    slot->seq = shm_state.tx_seq[r]++;
-    atomic_store_explicit(&slot->stamp, pos + 1, memory_order_release);
-    shm_state.tx_pos[r] = pos + 1;
+    slot_publish(r, slot, len);
     *sent = 1;
 
     mpi_errno = mm_cq_complete_chain(head);
@@ -83,7 +116,8 @@ int shm_fbox_recv(int src, int *delivered)
     uint32_t pos = shm_state.rx_pos[src];
     shm_fslot_t *slot;
     mm_vc_t *vc;
-    size_t n;
+    mm_pkt_t pkt;
+    uint32_t len;
 
     *delivered = 0;
     if (shm_state.fboxes == NULL)
@@ -97,30 +131,15 @@ int shm_fbox_recv(int src, int *delivered)
     MPIR_ERR_CHECK(mpi_errno);
     if (vc->rdata)
         goto fn_exit;   /* the previous message's payload is still in the queue */
-    MPIR_ERR_CHKANDJUMP3(slot->len < sizeof(mm_pkt_t) || slot->len > SHM_FBOX_DATA, mpi_errno,
+    len = slot->len;    /* read once: the sender can write the slot */
+    MPIR_ERR_CHKANDJUMP3(len < sizeof(mm_pkt_t) || len > SHM_FBOX_DATA, mpi_errno,
                          MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, -1,
                          -1);
     shm_state.rx_seq[src]++;
-    memcpy(&vc->rhead.pkt, slot->data, sizeof(mm_pkt_t));
-    n = slot->len - sizeof(mm_pkt_t);
-    mpi_errno = mm_cq_complete(&vc->rhead);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (n > 0) {
-        mm_car_t *rdata = vc->rdata;
-
-        MPIR_ERR_CHKANDJUMP3(rdata == NULL || mm_buf_remaining(&rdata->buf) != n, mpi_errno,
-                             MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
-                             vc->rhead.pkt.version, vc->rhead.pkt.kind);
-        mm_buf_copy(&rdata->buf, slot->data + sizeof(mm_pkt_t), n, 1);
-        vc->rdata = NULL;
-        slot_release(fb, src, pos);
-        *delivered = 1;
-        return mm_cq_complete(rdata);
-    }
-    /* A payload the envelope announced must have come with it. */
-    MPIR_ERR_CHKANDJUMP3(vc->rdata != NULL, mpi_errno, MPI_ERR_OTHER, "**mm|badpkt",
-                         "**mm|badpkt %d %d %d", vc->lpid, vc->rhead.pkt.version,
-                         vc->rhead.pkt.kind);
+    /* The envelope is copied out of memory the sender can still write; the payload is
+     * read where it lies (a sender that changes it only garbles its own message). */
+    memcpy(&pkt, slot->data, sizeof(mm_pkt_t));
+    mpi_errno = mm_cq_deliver(vc, &pkt, slot->data + sizeof(mm_pkt_t), len - sizeof(mm_pkt_t));
     slot_release(fb, src, pos);
     *delivered = 1;
 

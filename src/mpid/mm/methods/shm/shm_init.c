@@ -228,7 +228,9 @@ static int shm_connect(mm_vc_t * vc, const char *card)
 static int shm_progress(int *made_progress)
 {
     int mpi_errno = shm_read_progress(made_progress);
-    if (mpi_errno == MPI_SUCCESS)
+
+    /* Each step only when it has something to do: this runs in every wait loop's spin. */
+    if (mpi_errno == MPI_SUCCESS && shm_state.active_head)
         mpi_errno = shm_write_progress(made_progress);
     if (mpi_errno == MPI_SUCCESS && shm_state.cma_regs)
         shm_cma_help(made_progress);
@@ -265,6 +267,7 @@ const mm_method_t mm_shm_method = {
     .can_reach = shm_can_reach,
     .connect = shm_connect,
     .post_write = shm_post_write,
+    .send_inline = shm_send_inline,
     .post_read = shm_post_read,
     .progress = shm_progress,
     .wait_fd = NULL,            /* cells arrive in memory: shm must be polled */

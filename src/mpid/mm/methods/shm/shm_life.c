@@ -36,8 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SHM_LIFE_QUIET_POLLS 4096
-#define SHM_LIFE_PERIOD_NS (250 * 1000 * 1000LL)
+#define SHM_LIFE_PERIOD_NS (250 * 1000 * 1000LL)   /* SHM_LIFE_QUIET_POLLS: shm_impl.h */
 
 static int64_t now_ns(void)
 {
@@ -111,18 +110,11 @@ void shm_life_leave(void)
                               memory_order_release);
 }
 
-int shm_life_poll(int made_progress)
+int shm_life_check(void)
 {
     int mpi_errno = MPI_SUCCESS;
     int64_t t;
 
-    if (made_progress) {
-        shm_state.quiet_polls = 0;
-        return MPI_SUCCESS;
-    }
-    if (++shm_state.quiet_polls < SHM_LIFE_QUIET_POLLS)
-        return MPI_SUCCESS;
-    shm_state.quiet_polls = 0;
     t = now_ns();
     if (t - shm_state.life_checked_ns < SHM_LIFE_PERIOD_NS)
         return MPI_SUCCESS;

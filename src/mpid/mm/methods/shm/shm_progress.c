@@ -47,10 +47,11 @@ static int cell_deliver(shm_cell_t * cell, int src)
     int mpi_errno = MPI_SUCCESS;
     mm_vc_t *vc;
     size_t off = 0;
+    uint32_t len = cell->len;   /* read once: the sender can write the cell */
 
     mpi_errno = shm_peer_vc(src, &vc);
     MPIR_ERR_CHECK(mpi_errno);
-    MPIR_ERR_CHKANDJUMP3(cell->len > shm_state.cell_size, mpi_errno,
+    MPIR_ERR_CHKANDJUMP3(len > shm_state.cell_size, mpi_errno,
                          MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, -1,
                          -1);
     if (cell->flags & SHM_CELL_ENVELOPE) {
@@ -64,7 +65,7 @@ static int cell_deliver(shm_cell_t * cell, int src)
                                  "**mm|badpkt %d %d %d", vc->lpid, -1, -1);
         }
         shm_state.rx_seq[src]++;
-        MPIR_ERR_CHKANDJUMP3(vc->rdata != NULL || cell->len < sizeof(mm_pkt_t), mpi_errno,
+        MPIR_ERR_CHKANDJUMP3(vc->rdata != NULL || len < sizeof(mm_pkt_t), mpi_errno,
                              MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
                              -1, -1);
         memcpy(&vc->rhead.pkt, cell->data, sizeof(mm_pkt_t));
@@ -72,9 +73,9 @@ static int cell_deliver(shm_cell_t * cell, int src)
         mpi_errno = mm_cq_complete(&vc->rhead);
         MPIR_ERR_CHECK(mpi_errno);
     }
-    if (off < cell->len) {
+    if (off < len) {
         mm_car_t *rdata = vc->rdata;
-        size_t n = cell->len - off;
+        size_t n = len - off;
 
         MPIR_ERR_CHKANDJUMP3(rdata == NULL || n > mm_buf_remaining(&rdata->buf), mpi_errno,
                              MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
