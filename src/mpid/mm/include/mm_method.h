@@ -18,12 +18,17 @@
  * point for lack of resources and resume in progress(). It completes each CAR with
  * mm_cq_complete() once the CAR's bytes no longer need the caller's buffer (copied out or
  * acknowledged). post_write() may complete CARs before it returns; the engine allows it.
+ * A method may also offer send_inline(), which takes a small message whole, without CARs,
+ * when it can put it on the wire at once: the engine tries it first for MPI_Send and
+ * MPI_Isend of contiguous data (and falls back to CARs when it declines).
  *
  * READS. When an envelope arrives from a VC the method copies it into vc->rhead.pkt and
- * calls mm_cq_complete(&vc->rhead). If the packet carries payload (pkt.data_sz > 0 for
- * EAGER, EAGER_SYNC and DATA) the engine, before mm_cq_complete returns, hands the method a
- * READ DATA CAR of exactly data_sz bytes with post_read(); the method fills it in order and
- * completes it. Only then does the next envelope of that VC get delivered.
+ * calls mm_cq_complete(&vc->rhead). If the packet carries payload, the engine, before
+ * mm_cq_complete returns, hands the method a READ DATA CAR of exactly the payload's length
+ * with post_read(); the method fills it in order and completes it. Only then does the next
+ * envelope of that VC get delivered. A method that holds a whole message at once (the
+ * envelope and all of its payload, contiguous: a fast box slot) may instead hand both over
+ * with mm_cq_deliver(), which lets an eager message go straight into its receive buffer.
  *
  * Methods never interpret an envelope: only the engine knows packet kinds. A method frames
  * what the engine gives it ([envelope][payload of the DATA CAR, if any]) and, on the read
@@ -59,7 +64,9 @@
  *
  * PROGRESS. progress() advances pending writes and delivers arrivals; it sets *made_progress
  * when anything moved. It is called with the global critical section held and must not
- * block: blocking (when the engine decides to) happens in the engine's wait logic.
+ * block: blocking (when the engine decides to) happens in the engine's wait logic. The
+ * engine calls it on every poll while VCs are bound to the method, and only every 64th
+ * poll before that (enough to notice a peer that reaches us first through it).
  *
  * BLOCKING. A wait that found nothing to do for a while should sleep rather than spin, so
  * an oversubscribed core goes to the process that has work. A method whose arrivals (and
@@ -108,7 +115,7 @@ typedef struct mm_method {
      * cards (mm_vc_bind): the method then talks over the connection the peer opened. */
     int (*connect) (mm_vc_t * vc, const char *card);
     int (*post_write) (mm_car_t * head);
-    /* Optional (NULL: the engine always posts CARs): the fast path of a blocking send. Put
+    /* Optional (NULL: the engine always posts CARs): the fast path of small sends. Put
      * a whole message, the envelope pkt and len contiguous payload bytes at data, on the
      * wire at once, without CARs, if nothing of vc is queued ahead of it and the method
      * has room for it now; return 1 when it did (the bytes were copied out: the caller's

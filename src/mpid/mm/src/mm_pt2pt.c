@@ -227,11 +227,12 @@ int MPID_Irecv(void *buf, MPI_Aint count, MPI_Datatype datatype, int source, int
         *request = MPIR_Request_create_null_recv();
         goto fn_exit;
     }
-    mpi_errno = xfer_init(tag, comm, context_offset, MPIR_REQUEST_KIND__RECV, &rreq);
+    /* A message block's own init, op and start, without the xfer API's dispatch (which
+     * only chooses between message and graph blocks): this is every receive's path. */
+    mpi_errno = mm_msg_init(tag, comm, context_offset, MPIR_REQUEST_KIND__RECV, &rreq);
     MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = xfer_recv_op(rreq, buf, count, datatype, 0, XFER_END, source);
-    MPIR_ERR_CHECK(mpi_errno);
-    mpi_errno = xfer_start(rreq);
+    mm_msg_recv(rreq, buf, count, datatype, source);
+    mpi_errno = mm_msg_start(rreq);
     MPIR_ERR_CHECK(mpi_errno);
     *request = rreq;
 

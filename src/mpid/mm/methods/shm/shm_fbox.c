@@ -149,7 +149,11 @@ int shm_fbox_recv(int src, int *delivered)
     goto fn_exit;
 }
 
-/* Receiver: every peer's box once. */
+/* Receiver: every peer's box, up to SHM_FBOX_BATCH messages from each: a stream of small
+ * messages is taken in runs instead of one per progress call, and no peer can keep us
+ * from the others (nor from the cell queue and the writes after this). */
+#define SHM_FBOX_BATCH 16
+
 int shm_fbox_poll(int *made_progress)
 {
     int mpi_errno = MPI_SUCCESS;
@@ -157,15 +161,17 @@ int shm_fbox_poll(int *made_progress)
     if (shm_state.fboxes == NULL)
         return MPI_SUCCESS;
     for (int src = 0; src < shm_state.nlocal; src++) {
-        int delivered;
+        int delivered = 1;
 
         if (src == shm_state.my_local)
             continue;
-        mpi_errno = shm_fbox_recv(src, &delivered);
-        if (mpi_errno)
-            break;
-        if (delivered)
-            *made_progress = 1;
+        for (int n = 0; n < SHM_FBOX_BATCH && delivered; n++) {
+            mpi_errno = shm_fbox_recv(src, &delivered);
+            if (mpi_errno)
+                return mpi_errno;
+            if (delivered)
+                *made_progress = 1;
+        }
     }
     return mpi_errno;
 }
