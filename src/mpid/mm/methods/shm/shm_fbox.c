@@ -165,6 +165,12 @@ int shm_fbox_poll(int *made_progress)
 
         if (src == shm_state.my_local)
             continue;
+        /* The common idle case without the call: is the next slot filled at all? */
+        if (atomic_load_explicit(&shm_fbox(src, shm_state.my_local)->slot[shm_state.rx_pos[src] &
+                                                                         (shm_state.fbox_slots
+                                                                          - 1)].stamp,
+                                 memory_order_relaxed) != shm_state.rx_pos[src] + 1)
+            continue;
         for (int n = 0; n < SHM_FBOX_BATCH && delivered; n++) {
             mpi_errno = shm_fbox_recv(src, &delivered);
             if (mpi_errno)

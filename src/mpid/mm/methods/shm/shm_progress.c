@@ -101,6 +101,9 @@ int shm_read_progress(int *made_progress)
 
     mpi_errno = shm_fbox_poll(made_progress);
     MPIR_ERR_CHECK(mpi_errno);
+    /* The common idle case in one load, without the call (see shm_queue_pop). */
+    if (atomic_load_explicit(&q->head, memory_order_relaxed) == SHM_NIL)
+        goto fn_exit;
     for (int n = 0; n < SHM_READ_BATCH; n++) {
         int32_t idx = shm_queue_pop(q);
 
