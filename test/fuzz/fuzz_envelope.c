@@ -17,7 +17,8 @@ int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size)
     if (mm_wire_envelope_check(&pkt, limit) == MM_WIRE_OK) {
         FUZZ_CHECK(pkt.version == MM_PKT_VERSION);
         /* rendezvous data: only on an RTS, and no more than the receiver's room for it */
-        FUZZ_CHECK(pkt.aux_sz == 0 || (pkt.kind == MM_PKT_RTS && pkt.aux_sz <= MM_RNDV_DATA_MAX));
+        FUZZ_CHECK(pkt.aux_sz == 0 ||
+                   (pkt.kind == MM_PKT_RTS && pkt.aux_sz <= MM_RNDV_DATA_MAX));
         FUZZ_CHECK(pkt.kind >= MM_PKT_EAGER && pkt.kind < MM_PKT_KIND_LAST);
         FUZZ_CHECK(pkt.data_sz <= MM_MSG_MAX);
         if (pkt.kind == MM_PKT_EAGER || pkt.kind == MM_PKT_EAGER_SYNC)

@@ -3,9 +3,9 @@
  * posted queue or becomes an unexpected message; a matched receive gets its payload
  * straight into its buffer (or a staging buffer it unpacks), a rendezvous receive sends
  * CTS and waits for the DATA that names it, or, when the RTS offers its payload to a get
- * (RGET, mm_method.h), reads the payload itself and answers FIN. A message longer than the receive buffer is
- * read to the end and completes the receive with MPI_ERR_TRUNCATE: the stream stays in
- * step, and nothing but that receive is affected.
+ * (RGET, mm_method.h), reads the payload itself and answers FIN. A message longer than
+ * the receive buffer is read to the end and completes the receive with MPI_ERR_TRUNCATE:
+ * the stream stays in step, and nothing but that receive is affected.
  */
 #include "mpidimpl.h"
 

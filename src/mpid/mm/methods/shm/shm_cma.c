@@ -203,7 +203,8 @@ static void help_one(shm_cma_reg_t * reg, shm_pair_t * pair, uint64_t offer, int
          * it must describe the very buffer we registered, or the chunk is left to the
          * receiver. */
         if (reg->base == atomic_load_explicit(&pair->src, memory_order_relaxed) &&
-            reg->len == atomic_load_explicit(&pair->len, memory_order_relaxed) && off < reg->len)
+            reg->len == atomic_load_explicit(&pair->len, memory_order_relaxed) &&
+            off < reg->len)
             err = chunk_copy((pid_t) atomic_load_explicit(&pair->dst_pid, memory_order_relaxed),
                              1, (char *) (uintptr_t) reg->base + off, dst + off,
                              MPL_MIN(chunk, reg->len - off));

@@ -67,7 +67,8 @@ int shm_send_inline(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t
     if (slot == NULL)
         return 0;
     memcpy(slot->data, pkt, sizeof(mm_pkt_t));
-    memcpy(slot->data + sizeof(mm_pkt_t), data, len);
+    if (len > 0)        /* data may be NULL then (MPI_Send(NULL, 0, ...)) */
+        memcpy(slot->data + sizeof(mm_pkt_t), data, len);
     slot_publish(s->local_rank, slot, sizeof(mm_pkt_t) + len);
     return 1;
 }
@@ -161,15 +162,15 @@ int shm_fbox_poll(int *made_progress)
     if (shm_state.fboxes == NULL)
         return MPI_SUCCESS;
     for (int src = 0; src < shm_state.nlocal; src++) {
+        uint32_t pos = shm_state.rx_pos[src];
+        shm_fslot_t *next = &shm_fbox(src, shm_state.my_local)->slot[pos &
+                                                                    (shm_state.fbox_slots - 1)];
         int delivered = 1;
 
         if (src == shm_state.my_local)
             continue;
         /* The common idle case without the call: is the next slot filled at all? */
-        if (atomic_load_explicit(&shm_fbox(src, shm_state.my_local)->slot[shm_state.rx_pos[src] &
-                                                                         (shm_state.fbox_slots
-                                                                          - 1)].stamp,
-                                 memory_order_relaxed) != shm_state.rx_pos[src] + 1)
+        if (atomic_load_explicit(&next->stamp, memory_order_relaxed) != pos + 1)
             continue;
         for (int n = 0; n < SHM_FBOX_BATCH && delivered; n++) {
             mpi_errno = shm_fbox_recv(src, &delivered);

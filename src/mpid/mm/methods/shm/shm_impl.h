@@ -104,7 +104,7 @@ typedef struct shm_fbox {
  * by compare-and-swap copies it and counts it in `finished`. */
 typedef struct shm_pair {
     _Atomic uint64_t claim;     /* (payload number + 1) << 32 | next chunk */
-    _Atomic uint64_t src;       /* payload address in the sender (as its rendezvous data said) */
+    _Atomic uint64_t src;       /* payload address in the sender (its rendezvous data's) */
     _Atomic uint64_t dst;       /* destination address in the receiver */
     _Atomic uint64_t len;
     _Atomic uint32_t done;      /* payloads read from the sender so far: numbers the offers */

@@ -26,11 +26,12 @@
  * STREAM. On a settled connection each direction is the bytes of mm_pkt_t envelopes, each
  * followed by its payload, whose length the engine gives by the READ DATA CAR it posts
  * when the envelope is delivered (tcp never interprets the engine's kinds; the engine
- * validates every envelope). TCP_PKT_BYE, a method-private kind, says "I am finalizing and will send nothing
- * more": an end of stream after BYE is a clean close, an end of stream without it means the
- * peer died, and is reported as an error naming the peer. A clean end of stream only closes
- * the peer's direction: the connection stays the VC's until this process has written its
- * own queue and BYE on it too, since closing earlier would look like death to the peer.
+ * validates every envelope). TCP_PKT_BYE, a method-private kind, says "I am finalizing
+ * and will send nothing more": an end of stream after BYE is a clean close, an end of
+ * stream without it means the peer died, and is reported as an error naming the peer. A
+ * clean end of stream only closes the peer's direction: the connection stays the VC's
+ * until this process has written its own queue and BYE on it too, since closing earlier
+ * would look like death to the peer.
  *
  * READS go through a per-connection buffer (one recv() can bring many small messages);
  * a payload larger than the buffer's free space is read straight into its destination.
