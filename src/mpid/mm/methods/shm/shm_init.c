@@ -21,9 +21,10 @@ cvars:
       description : >-
         Largest message (bytes) the shm method sends eagerly; larger ones use the
         rendezvous protocol, so their payload only moves once the receive is posted.
-        -1 (default) chooses per pair, from measurements: 8192 while the pair moves
-        rendezvous payloads with one CMA copy, 65536 when they go through cells (CMA
-        off or refused by the kernel).
+        -1 (default) chooses from measurements: 8192 where rendezvous payloads move
+        with one CMA copy (MPIR_CVAR_MM_SHM_CMA on), 65536 where they go through cells
+        (CMA off). Where the kernel refuses CMA the limit stays 8192, and a larger
+        payload comes through cells once the receiver asks for it.
 
     - name        : MPIR_CVAR_MM_SHM_CELLS
       category    : MM
