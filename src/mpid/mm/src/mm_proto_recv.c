@@ -297,19 +297,39 @@ static int unexp_create(mm_vc_t * vc, const mm_pkt_t * pkt, MPIR_Request ** ureq
     goto fn_exit;
 }
 
-int mm_proto_handle_eager(mm_vc_t * vc, const mm_pkt_t * pkt)
+/* An EAGER or EAGER_SYNC envelope arrived, its payload read later or already in hand: a
+ * posted receive it matches takes its envelope (and EAGER_SYNC's answer goes out), or
+ * *ureq_out is a new unexpected message for it (not queued yet; EAGER_SYNC's answer waits
+ * for the receive that matches it). */
+static int eager_arrived(mm_vc_t * vc, const mm_pkt_t * pkt, MPIR_Request ** rreq_out,
+                         MPIR_Request ** ureq_out)
 {
     int mpi_errno = MPI_SUCCESS;
     int sync = pkt->kind == MM_PKT_EAGER_SYNC;
     MPIR_Request *rreq = mm_recvq_match_posted(pkt->context_id, pkt->rank, pkt->tag);
-    MPIR_Request *ureq;
 
+    *rreq_out = rreq;
+    *ureq_out = NULL;
     if (rreq) {
         recv_set_envelope(rreq, vc, pkt->rank, pkt->tag, pkt->data_sz);
-        if (sync) {
+        if (sync)
             mpi_errno = mm_proto_send_ctrl(vc, MM_PKT_SYNC_ACK, pkt->sreq, 0);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
+        return mpi_errno;
+    }
+    mpi_errno = unexp_create(vc, pkt, ureq_out);
+    if (mpi_errno == MPI_SUCCESS && sync)
+        (*ureq_out)->dev.flags |= MM_REQ_SYNC;
+    return mpi_errno;
+}
+
+int mm_proto_handle_eager(mm_vc_t * vc, const mm_pkt_t * pkt)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPIR_Request *rreq, *ureq;
+
+    mpi_errno = eager_arrived(vc, pkt, &rreq, &ureq);
+    MPIR_ERR_CHECK(mpi_errno);
+    if (rreq) {
         if (pkt->data_sz > 0)
             mpi_errno = recv_post_data(rreq);
         else
@@ -317,10 +337,6 @@ int mm_proto_handle_eager(mm_vc_t * vc, const mm_pkt_t * pkt)
         goto fn_exit;
     }
 
-    mpi_errno = unexp_create(vc, pkt, &ureq);
-    MPIR_ERR_CHECK(mpi_errno);
-    if (sync)
-        ureq->dev.flags |= MM_REQ_SYNC;
     /* Queue first: a receive posted while the payload streams in must still find it. */
     mm_recvq_add_unexp(ureq);
     if (pkt->data_sz == 0) {
@@ -346,20 +362,15 @@ int mm_proto_handle_eager(mm_vc_t * vc, const mm_pkt_t * pkt)
 int mm_proto_eager_in_hand(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data)
 {
     int mpi_errno = MPI_SUCCESS;
-    int sync = pkt->kind == MM_PKT_EAGER_SYNC;
     size_t len = pkt->data_sz;
-    MPIR_Request *rreq = mm_recvq_match_posted(pkt->context_id, pkt->rank, pkt->tag);
-    MPIR_Request *ureq;
+    MPIR_Request *rreq, *ureq;
 
+    mpi_errno = eager_arrived(vc, pkt, &rreq, &ureq);
+    MPIR_ERR_CHECK(mpi_errno);
     if (rreq) {
         MPI_Aint true_lb;
         int is_contig;
 
-        recv_set_envelope(rreq, vc, pkt->rank, pkt->tag, len);
-        if (sync) {
-            mpi_errno = mm_proto_send_ctrl(vc, MM_PKT_SYNC_ACK, pkt->sreq, 0);
-            MPIR_ERR_CHECK(mpi_errno);
-        }
         if (len > 0) {
             MPIR_Datatype_is_contig(rreq->dev.datatype, &is_contig);
             if (is_contig && len <= mm_request_capacity(rreq)) {
@@ -376,11 +387,7 @@ int mm_proto_eager_in_hand(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data)
         goto fn_exit;
     }
 
-    mpi_errno = unexp_create(vc, pkt, &ureq);
-    MPIR_ERR_CHECK(mpi_errno);
     ureq->dev.flags |= MM_REQ_DATA_DONE;
-    if (sync)
-        ureq->dev.flags |= MM_REQ_SYNC;        /* acknowledged when a receive matches it */
     if (len > 0) {
         ureq->dev.tmpbuf = MPL_malloc(len, MPL_MEM_BUFFER);
         if (ureq->dev.tmpbuf == NULL) {
