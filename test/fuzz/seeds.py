@@ -7,7 +7,7 @@ import struct
 import sys
 
 out = sys.argv[1]
-seeds = {t: [] for t in ("envelope", "names", "dynproc", "tcp_card", "rma_op")}
+seeds = {t: [] for t in ("envelope", "names", "dynproc", "tcp_card", "ib_card", "rma_op")}
 
 # mm_pkt_t: version, kind, reserved, context_id, rank, tag, data_sz, sreq, rreq (+ limit)
 for kind in range(1, 12):
@@ -27,6 +27,8 @@ seeds["dynproc"] += [b"\0" + req, b"\1" + reply_ok, b"\1" + struct.pack("<IIi", 
                      b"\0" + req[:100], b"\1" + struct.pack("<IIi", 0x6d6d706f, 0, 1)]
 seeds["tcp_card"] += [b"00000000deadbeef:4242:10.0.0.1,127.0.0.1", b"1:0:", b"x:65536:1.2.3.4",
                       b"00000000deadbeef:4242:" + b",".join([b"10.0.0.%d" % i for i in range(12)])]
+seeds["ib_card"] += [b"00000000deadbeef:4242:169.254.3.7", b"00000000deadbeef:0:1.2.3.4",
+                     b"00000000deadbeef:4242:10.0.0.1,10.0.0.2", b"0000000deadbeef:1:1.2.3.4"]
 
 # mm_rma_hdr_t: op, nseg, disp, count, target_type, basic, acc_op, flags, data_len, result_len
 def rma(op, segs, disp, count, ttype, basic, data, result_len, flags=0):

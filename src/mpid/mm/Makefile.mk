@@ -76,6 +76,7 @@ mpi_core_sources +=                             \
 # its subconfigure.m4); the registry (methods/mm_methods.c) names it.
 include $(top_srcdir)/src/mpid/mm/methods/self/Makefile.mk
 include $(top_srcdir)/src/mpid/mm/methods/shm/Makefile.mk
+include $(top_srcdir)/src/mpid/mm/methods/ib/Makefile.mk
 include $(top_srcdir)/src/mpid/mm/methods/tcp/Makefile.mk
 
 endif BUILD_MM
