@@ -6,9 +6,14 @@
 # two collectives (spin_ring.c): its peers must get an error, not wait for it forever (for
 # that case mpiexec runs with -disable-auto-cleanup, so the error is the device's doing).
 # Run by maint/run-tests with MM_PREFIX, MM_TEST_SRC and MM_TEST_BIN set.
+# PEER_DEATH_METHODS: the cases to run (default "shm tcp mixed"; test/mm/testlist.ib sets
+# "ib": every pair over ib, in maint/ib-vm). A spin_ring already built (newer than its
+# source: run-tests' MM_TEST_BUILD_ONLY builds it from the prebuild line) is used as it is.
+# prebuild: spin_ring
 set -u
 bin=$MM_TEST_BIN
-"$MM_PREFIX/bin/mpicc" -O2 -o "$bin/spin_ring" "$MM_TEST_SRC/spin_ring.c" || exit 1
+[ "$bin/spin_ring" -nt "$MM_TEST_SRC/spin_ring.c" ] && [ "$bin/spin_ring" -nt "$MM_TEST_SRC/mmtest.h" ] ||
+    "$MM_PREFIX/bin/mpicc" -O2 -o "$bin/spin_ring" "$MM_TEST_SRC/spin_ring.c" || exit 1
 errors=0
 
 run_case() {    # LABEL MODE kill|exit ENV...
@@ -65,7 +70,7 @@ run_case() {    # LABEL MODE kill|exit ENV...
             # as well, and when that other one aborts, hydra may end the job before it has
             # forwarded the first one's line (seen about 1 run in 16); then the second
             # survivor's error, naming the first, is what shows.
-            local seen; seen=$(grep -hoE "Process [0-2] \(pid [0-9]+\) of this node ended without calling MPI_Finalize|tcp connection to process [0-2] was lost" "$dir/out" | sort -u | head -1)
+            local seen; seen=$(grep -hoE "Process [0-2] \(pid [0-9]+\) of this node ended without calling MPI_Finalize|(tcp|ib) connection to process [0-2] was lost" "$dir/out" | sort -u | head -1)
             if [ -n "$seen" ]; then
                 echo "  survivors' error: $seen"
             else
@@ -85,9 +90,13 @@ run_case() {    # LABEL MODE kill|exit ENV...
 }
 
 for how in "ring kill" "rma exit" "coll exit"; do
-    run_case shm $how MPIR_CVAR_MM_METHODS=self,shm
-    run_case tcp $how MPIR_CVAR_MM_METHODS=self,tcp
-    run_case mixed $how MPIR_CVAR_NUM_CLIQUES=2
+    for m in ${PEER_DEATH_METHODS:-shm tcp mixed}; do
+        case $m in
+            shm|tcp|ib) run_case $m $how MPIR_CVAR_MM_METHODS=self,$m ;;
+            mixed) run_case mixed $how MPIR_CVAR_NUM_CLIQUES=2 ;;
+            *) echo "PEER_DEATH_METHODS: unknown case '$m'"; exit 1 ;;
+        esac
+    done
 done
 [ $errors -eq 0 ] && echo " No Errors"
 exit $errors
