@@ -69,6 +69,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/rma/mm_rma_kernels.c            \
     src/mpid/mm/rma/mm_rma_direct.c             \
     src/mpid/mm/rma/mm_rma_rmw.c                \
+    src/mpid/mm/rma/mm_rma_nic.c                \
     src/mpid/mm/rma/mm_rma_lockword.c           \
     src/mpid/mm/rma/mm_rma_sync.c
 

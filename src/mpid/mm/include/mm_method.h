@@ -58,9 +58,16 @@
  * registration cache: deregistering may keep the pin for the next send of the same buffer.
  * The engine registers only contiguous views (it packs other datatypes first).
  *
- * RMA and atomics do not go through methods yet: windows in the node's shared memory are
- * accessed directly (rma/), everything else travels as RMA packets. Put and 8-byte atomic
- * entry points come with the first method that has them (ib).
+ * DEVICE ATOMICS. A method with MM_METHOD_CAP_ATOMIC has its device apply 8-byte atomics
+ * (fetch-and-add, compare-and-swap) to a peer's registered memory without the peer's CPU
+ * (RDMA atomics), and to this process's own memory through the same device (a loopback),
+ * since such atomics are atomic only with respect to each other: unless the method also
+ * sets MM_METHOD_CAP_ATOMIC_CPU, a CPU atomic on the same word may be lost. rma/ decides
+ * per window whether its 8-byte integer words are updated by the device everywhere (every
+ * path, local ones included) or by CPUs everywhere (mm_rma_nic.c); win_register makes a
+ * window's memory reachable, and its key (an rkey) travels to the members at creation.
+ * Everything else of RMA travels as RMA packets, or as loads and stores on memory of the
+ * node's shared segments (rma/).
  *
  * PROGRESS. progress() advances pending writes and delivers arrivals; it sets *made_progress
  * when anything moved. It is called with the global critical section held and must not
@@ -90,6 +97,17 @@
                                  * payloads go by RGET (see EAGER AND RENDEZVOUS) */
 #define MM_METHOD_CAP_CARD 0x4  /* peers need our business card (published through
                                  * PMI at init) to reach us */
+#define MM_METHOD_CAP_ATOMIC 0x8        /* win_register, win_deregister and atomic are
+                                         * there (see DEVICE ATOMICS) */
+#define MM_METHOD_CAP_ATOMIC_CPU 0x10   /* ... and its atomics are coherent with the CPU's */
+
+#define MM_WIN_KEY_MAX 16       /* bytes of a window registration's key */
+
+/* The device atomics of MM_METHOD_CAP_ATOMIC. */
+enum mm_atomic_op {
+    MM_ATOMIC_FADD = 1,         /* *result = word; word += operand */
+    MM_ATOMIC_CSWAP             /* *result = word; if (word == compare) word = operand */
+};
 
 #define MM_METHOD_CARD_MAX 256  /* bytes of one method's business card, NUL included */
 
@@ -148,6 +166,26 @@ typedef struct mm_method {
      * does not describe car's length is an error (**mm|badpkt), as is a read that fails
      * after reads from this peer have worked. */
     int (*get) (mm_car_t * car, const void *rndv, size_t len, int *refused);
+
+    /* MM_METHOD_CAP_ATOMIC only (NULL otherwise); see DEVICE ATOMICS. */
+    /* Make len bytes at base (a window's memory in this process) reachable by the device
+     * atomics of peers and of this process: the handle goes to *mem, the key peers need
+     * (at most MM_WIN_KEY_MAX bytes) to key, its length to *keylen. Returns 0 and sets
+     * *mem = NULL when this process cannot (no device here, memory that cannot be pinned):
+     * the window then keeps to CPU atomics. */
+    int (*win_register) (void *base, size_t len, void **mem, void *key, size_t * keylen);
+    void (*win_deregister) (void *mem);
+    /* One aligned 8-byte atomic (enum mm_atomic_op) on the word at addr:
+     *   vc != NULL: in the peer's memory, which the peer registered with key (keylen bytes,
+     *     as it sent them); *result is written and car completed with mm_cq_complete()
+     *     when the device is done, now or from progress(). A peer the device cannot reach
+     *     fails the call (the VC's error).
+     *   vc == NULL: in this process's memory, registered as mem (a win_register handle),
+     *     through the device; done when the call returns, without running progress (the
+     *     caller may be in the middle of delivering a packet). car is unused. */
+    int (*atomic) (mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keylen,
+                   void *mem, uint64_t operand, uint64_t compare, uint64_t * result,
+                   mm_car_t * car);
 } mm_method_t;
 
 /* Each method lives in its own folder, methods/NAME/, with its own build fragment
@@ -174,6 +212,9 @@ int mm_methods_bind(mm_vc_t * vc, const mm_method_t * method, const char *card);
 /* Write "/method/card" for each card-carrying active method of world process lpid (or of
  * this process) into buf; returns the length, or -1 when buf is too small. */
 int mm_methods_cards(int lpid, char *buf, size_t len);
+
+/* The first active method with MM_METHOD_CAP_ATOMIC, or NULL. */
+const mm_method_t *mm_methods_atomic(void);
 
 /* 64 random bits (engine and methods alike name processes with them). */
 uint64_t mm_random64(void);

@@ -97,6 +97,7 @@ typedef struct MPIDI_MM_comm {
 struct mm_win_peer;
 struct mm_lock_waiter;
 struct mm_win_region;
+struct mm_win_nic;
 
 typedef struct MPIDI_MM_win {
     uint32_t key;               /* context id of win->comm_ptr: names the window on the wire */
@@ -130,6 +131,9 @@ typedef struct MPIDI_MM_win {
     int acc_myslot;
     int acc_asym;               /* readers announce with plain stores, writers membarrier */
     int acc_unfenced;           /* plain stores into mapped memory since the last fence */
+    struct mm_win_nic *nic;     /* the device updates the 8-byte integer words
+                                 * (rma/mm_rma_nic.c); NULL: the CPUs do */
+    int info_nic_atomics;       /* info mm_nic_atomics: 1, 0, or -1 (MPIR_CVAR_MM_NIC_ATOMICS) */
     /* info hints */
     int info_no_locks;
     int info_acc_ordering;      /* MM_ACC_ORDER_* bits */

@@ -157,6 +157,14 @@ int mm_methods_finalize(void)
     goto fn_exit;
 }
 
+const mm_method_t *mm_methods_atomic(void)
+{
+    for (int i = 0; i < mm_methods_nactive; i++)
+        if (mm_methods_active[i]->caps & MM_METHOD_CAP_ATOMIC)
+            return mm_methods_active[i];
+    return NULL;
+}
+
 int mm_methods_bind(mm_vc_t * vc, const mm_method_t * method, const char *card)
 {
     int mpi_errno = MPI_SUCCESS;

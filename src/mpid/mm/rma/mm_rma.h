@@ -402,6 +402,38 @@ static inline int mm_rma_direct_tick(void)
     return MPID_Progress_test(NULL);
 }
 
+/* --- device atomics on a window's 8-byte integer words (mm_rma_nic.c) --- */
+typedef struct mm_win_nic mm_win_nic_t;
+/* Decide, with every member, whether the window's words are the device's (wanted: the
+ * info key or the CVAR says so); sets win->dev.nic if so. Collective. */
+int mm_rma_nic_setup(MPIR_Win * win, int wanted);
+void mm_rma_nic_free(MPIR_Win * win);
+/* Are these target pieces of basic elements the device's to update? */
+int mm_rma_nic_elems(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                     MPI_Datatype basic);
+/* The accumulate (old: the previous values, or NULL) and compare-and-swap, by the device,
+ * on pieces mm_rma_nic_elems accepted. */
+int mm_rma_nic_acc(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov, const void *src,
+                   MPI_Datatype basic, MPI_Op op, void *old);
+int mm_rma_nic_cas(MPIR_Win * win, void *addr, const void *newval, const void *compare,
+                   void *old);
+/* Replace the word at addr by fn(its value, ctx) with device compare-and-swaps; *old gets
+ * the value replaced. */
+typedef uint64_t(*mm_rma_nic_fn) (uint64_t cur, const void *ctx);
+int mm_rma_nic_update(MPIR_Win * win, void *addr, mm_rma_nic_fn fn, const void *ctx,
+                      uint64_t * old);
+/* One device atomic (MM_ATOMIC_*) on target's word at disp, straight from here, waiting
+ * for it; *done = 0 when target is not reached that way. */
+int mm_rma_nic_remote(MPIR_Win * win, int target, MPI_Aint disp, int op, uint64_t operand,
+                      uint64_t compare, uint64_t * old, int *done);
+/* The same with mm_rma_nic_update's rule (compare-and-swaps from here). */
+int mm_rma_nic_remote_update(MPIR_Win * win, int target, MPI_Aint disp, mm_rma_nic_fn fn,
+                             const void *ctx, uint64_t * old, int *done);
+/* A small accumulate, get_accumulate or compare-and-swap of 8-byte integers on a target
+ * reached through the device's method, done from here with device atomics, complete when
+ * this returns (*done = 1); *done = 0 leaves it to the other paths. */
+int mm_rma_nic_issue(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic, int *done);
+
 /* --- synchronization (mm_rma_sync.c) --- */
 /* Progress until every operation to rank (all ranks if rank < 0) is answered. */
 int mm_rma_flush_wait(MPIR_Win * win, int rank);

@@ -72,6 +72,13 @@
  * Threads of one process share its counters, so with MPIR_IS_THREADED the announcement
  * and the withdrawal are locked instructions in both schemes.
  *
+ * Windows with device atomics (win->dev.nic: mm_rma_nic.c) take one step out of all of
+ * this: an accumulate-family update of aligned 8-byte integers on them is done by the
+ * network device, on every path (acc_apply_view, cas_apply and rmw2_apply_view ask
+ * mm_rma_nic_elems first), because a device atomic and a CPU atomic racing on one word
+ * may lose an update. Everything else on such windows follows the rules above; the two
+ * never meet on one word.
+ *
  * What it costs. A lock-free reader: a store and a load on lines that stay in this
  * core's cache, and the one CPU atomic, so fetch_and_op and MPI_Rmw run at the speed of
  * the bare instruction. A writer on stripes already in WRITE mode: one exchange per
@@ -653,6 +660,8 @@ int acc_apply_view(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type
     MPI_Aint len = nelem * esz;
     size_t rsz;
 
+    if (mm_rma_nic_elems(win, iov, niov, basic))
+        return mm_rma_nic_acc(win, iov, niov, src, basic, op, old);
     rsz = mm_win_acc_atomic(win) && niov == 1 && aligned && len <= 8 ?
         reader_size(basic, op) : 0;
     if (rsz && nelem == 1) {
@@ -732,6 +741,11 @@ int mm_rma_cas_apply(MPIR_Win * win, void *addr, MPI_Datatype type, const void *
     MPI_Aint size;
     struct iovec one;
     uint64_t stripes;
+
+    one.iov_base = addr;
+    one.iov_len = 8;
+    if (mm_rma_nic_elems(win, &one, 1, type))
+        return mm_rma_nic_cas(win, addr, newval, compare, old);
 
     if (sz && ((uintptr_t) addr & (sz - 1)) == 0) {     /* reader sizes are powers of two */
         int stripe = mm_acc_reader_enter(win, addr);
@@ -896,15 +910,51 @@ static void rmw2_elem(int op, MPI_Datatype basic, const void *old, const void *a
         memcpy(o, &cur_, sizeof(T));                                                     \
     } while (0)
 
+typedef struct {
+    int op;
+    MPI_Datatype basic;
+    const void *a, *b;
+} rmw2_ctx_t;
+
+static uint64_t rmw2_new(uint64_t cur, const void *c)
+{
+    const rmw2_ctx_t *x = c;
+    uint64_t n;
+
+    rmw2_elem(x->op, x->basic, &cur, x->a, x->b, &n);
+    return n;
+}
+
+/* MPI_Rmw2 on words the device updates (mm_rma_nic.c): a compare-and-swap loop each. */
+static int rmw2_apply_nic(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                          const char *a, const char *b, MPI_Datatype basic, int op, char *o)
+{
+    int mpi_errno = MPI_SUCCESS;
+
+    for (MPI_Aint i = 0; i < niov && mpi_errno == MPI_SUCCESS; i++)
+        for (size_t k = 0; k < iov[i].iov_len && mpi_errno == MPI_SUCCESS;
+             k += 8, a += 8, b += 8, o += 8) {
+            rmw2_ctx_t c = {.op = op,.basic = basic,.a = a,.b = b };
+            uint64_t cur;
+
+            mpi_errno = mm_rma_nic_update(win, (char *) iov[i].iov_base + k, rmw2_new, &c, &cur);
+            memcpy(o, &cur, 8);
+        }
+    return mpi_errno;
+}
+
 /* MPI_Rmw2 over a target already cut into segments (whole elements of sz bytes each). */
-static void rmw2_apply_view(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
-                            int aligned, size_t sz, MPI_Aint nelem, const void *operand,
-                            const void *operand2, MPI_Datatype basic, int op, void *old)
+static int rmw2_apply_view(MPIR_Win * win, const struct iovec *iov, MPI_Aint niov,
+                           int aligned, size_t sz, MPI_Aint nelem, const void *operand,
+                           const void *operand2, MPI_Datatype basic, int op, void *old)
 {
     int stripe = -1;
     uint64_t locked = 0;        /* a writer: the stripes held */
     const char *a = operand, *b = operand2;
     char *o = old;
+
+    if (mm_rma_nic_elems(win, iov, niov, basic))
+        return rmw2_apply_nic(win, iov, niov, a, b, basic, op, o);
 
     if (mm_win_acc_atomic(win) && aligned && nelem == 1 && niov == 1 &&
         reader_size(basic, MPI_REPLACE) != 0) {
@@ -934,6 +984,7 @@ static void rmw2_apply_view(MPIR_Win * win, const struct iovec *iov, MPI_Aint ni
         writer_exit(win, locked);
     else
         mm_acc_reader_exit(win, stripe);
+    return MPI_SUCCESS;
 }
 
 int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype type,
@@ -952,8 +1003,8 @@ int mm_rma_rmw2_apply(MPIR_Win * win, void *addr, MPI_Aint count, MPI_Datatype t
     mpi_errno = target_view(addr, count, type, nelem * bsz, (size_t) bsz, &one, &iov, &niov,
                             &aligned);
     MPIR_ERR_CHECK(mpi_errno);
-    rmw2_apply_view(win, iov, niov, aligned, (size_t) bsz, nelem, operand, operand2, basic, op,
-                    old);
+    mpi_errno = rmw2_apply_view(win, iov, niov, aligned, (size_t) bsz, nelem, operand,
+                                operand2, basic, op, old);
 
   fn_exit:
     if (iov != &one)
@@ -974,7 +1025,6 @@ int mm_rma_rmw2_apply_blocks(MPIR_Win * win, const struct iovec *iov, MPI_Aint n
     if (mpi_errno)
         return mpi_errno;
     MPIR_Datatype_get_size_macro(basic, bsz);
-    rmw2_apply_view(win, iov, niov, blocks_aligned(iov, niov, (size_t) bsz), (size_t) bsz, nelem,
-                    operand, operand2, basic, op, old);
-    return MPI_SUCCESS;
+    return rmw2_apply_view(win, iov, niov, blocks_aligned(iov, niov, (size_t) bsz),
+                           (size_t) bsz, nelem, operand, operand2, basic, op, old);
 }

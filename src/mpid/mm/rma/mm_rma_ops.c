@@ -660,6 +660,17 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
             mpi_errno = request_done_now(win, ureq);
         goto fn_exit;
     }
+    if (win->dev.nic && !(a->hdr_flags & MM_RMA_HDR_IMPLICIT_LOCK)) {
+        int done;
+
+        mpi_errno = mm_rma_nic_issue(win, a, basic, &done);
+        MPIR_ERR_CHECK(mpi_errno);
+        if (done) {
+            if (ureq)
+                mpi_errno = request_done_now(win, ureq);
+            goto fn_exit;
+        }
+    }
     if (MPIR_DATATYPE_IS_PREDEFINED(a->ttype)) {
         rma_part_t all = {.data_len = data_len,.result_len = result_len };
         mpi_errno = issue_part(win, a, basic, &all, NULL, ureq);

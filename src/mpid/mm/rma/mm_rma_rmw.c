@@ -211,20 +211,53 @@ static size_t word_int_size(MPI_Datatype t)
         memcpy(result_addr, &o_, sizeof(T));                                             \
     } while (0)
 
+/* The same on a window whose words the device updates (mm_rma_nic.c), for a target
+ * reached through the device's method: one network fetch-and-add (INC, SUM), or a
+ * compare-and-swap loop, done by the target's HCA without its CPU. Returns 1 if it did
+ * the operation (its error in *errp). */
+static uint64_t rmw_word_new(uint64_t cur, const void *ctx)
+{
+    const uint64_t *c = ctx;    /* {op, operand} */
+
+    return c[0] == MPI_RMW_BAND ? (cur & c[1]) : c[0] == MPI_RMW_BOR ? (cur | c[1]) :
+        c[0] == MPI_RMW_BXOR ? (cur ^ c[1]) : c[1];
+}
+
+static int rmw_word_nic(const void *operand_addr, void *result_addr, int target_rank,
+                        MPI_Aint target_disp, int op, MPIR_Win * win, int *errp)
+{
+    uint64_t c[2] = { (uint64_t) op, 1 }, old;
+    int done;
+
+    if (op != MPI_RMW_INC)
+        memcpy(&c[1], operand_addr, sizeof(c[1]));
+    if (op == MPI_RMW_INC || op == MPI_RMW_SUM)
+        *errp = mm_rma_nic_remote(win, target_rank, target_disp, MM_ATOMIC_FADD, c[1], 0, &old,
+                                  &done);
+    else
+        *errp = mm_rma_nic_remote_update(win, target_rank, target_disp, rmw_word_new, c, &old,
+                                         &done);
+    if (*errp == MPI_SUCCESS && done)
+        memcpy(result_addr, &old, sizeof(old));
+    return *errp != MPI_SUCCESS || done;
+}
+
 /* What MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK exists for: one integer word in
  * a node segment this process maps, updated with one atomic instruction: a reader of the
- * atomicity rule (mm_rma_atomic.c), entered here without the general machinery.
- * Returns 1 if it did the operation. */
+ * atomicity rule (mm_rma_atomic.c), entered here without the general machinery; or, on a
+ * window whose words the device updates, one network atomic (rmw_word_nic).
+ * Returns 1 if it did the operation (its error in *errp). */
 static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datatype,
                          void *result_addr, int target_rank, MPI_Aint target_disp,
-                         int assert, int op, MPIR_Win * win)
+                         int assert, int op, MPIR_Win * win, int *errp)
 {
     size_t sz;
     char *addr;
     int stripe;
 
+    *errp = MPI_SUCCESS;
     if (assert != (MPI_MODE_PASSIVE_EPOCH_IMPLICIT | MPI_MODE_NOCHECK) || count != 1 ||
-        result_addr == NULL || !mm_win_acc_atomic(win))
+        result_addr == NULL || (!mm_win_acc_atomic(win) && win->dev.nic == NULL))
         return 0;
     if (op != MPI_RMW_INC && op != MPI_RMW_SUM && op != MPI_RMW_BAND && op != MPI_RMW_BOR &&
         op != MPI_RMW_BXOR && op != MPI_RMW_SWAP)
@@ -234,6 +267,13 @@ static int rmw_word_fast(const void *operand_addr, int count, MPI_Datatype datat
     if ((win->dev.access != MM_ACCESS_NONE && win->dev.access != MM_ACCESS_FENCE_OPEN) ||
         win->dev.peers[target_rank].lock != MM_PEER_UNLOCKED)
         return 0;       /* the general path reports the epoch error */
+    if (win->dev.nic && sz == 8)
+        /* the device's word: never a CPU atomic (a mapped or own target takes the general
+         * path, which applies it through the device) */
+        return rmw_word_nic(operand_addr, result_addr, target_rank, target_disp, op, win,
+                            errp);
+    if (!mm_win_acc_atomic(win))
+        return 0;
     addr = mm_rma_mapped_range(&win->dev.peers[target_rank], target_disp, (MPI_Aint) sz);
     if (addr == NULL || ((uintptr_t) addr & (sz - 1)) != 0)    /* sz is 4 or 8 */
         return 0;       /* range errors and unaligned words: the general path */
@@ -255,9 +295,11 @@ int MPID_Rmw(const void *operand_addr, int count, MPI_Datatype datatype, void *r
 {
     /* The one-word case first, before any of the general path's setup (an argument
      * block to fill, the op and type lookups): it is the call's reason to exist. */
+    int mpi_errno;
+
     if (rmw_word_fast(operand_addr, count, datatype, result_addr, target_rank, target_disp,
-                      assert, op, win))
-        return mm_rma_direct_tick();
+                      assert, op, win, &mpi_errno))
+        return mpi_errno ? mpi_errno : mm_rma_direct_tick();
     return rmw_general(operand_addr, count, datatype, result_addr, target_rank, target_disp,
                        assert, op, win);
 }

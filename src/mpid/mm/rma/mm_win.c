@@ -81,6 +81,10 @@ static void win_info_apply(MPIR_Win * win, MPIR_Info * info)
         else if (strcmp(buf, "same_op_no_op") == 0)
             win->dev.info_acc_ops_same_op = 0;
     }
+    /* read at creation only: who updates the words is decided once (mm_rma_nic.c) */
+    MPIR_Info_get_impl(info, "mm_nic_atomics", MPI_MAX_INFO_VAL, buf, &flag);
+    if (flag)
+        win->dev.info_nic_atomics = strcmp(buf, "true") == 0;
 }
 
 int MPID_Win_get_info(MPIR_Win * win, MPIR_Info ** info_used)
@@ -180,6 +184,7 @@ static int win_init(MPI_Aint size, int disp_unit, int flavor, MPIR_Info * info,
     win->dev.acc_slots = NULL;
     win->dev.info_acc_ordering = MM_ACC_ORDER_RAR | MM_ACC_ORDER_RAW | MM_ACC_ORDER_WAR |
         MM_ACC_ORDER_WAW;
+    win->dev.info_nic_atomics = -1;
     win_info_apply(win, info);
     *win_out = win;
 
@@ -195,6 +200,7 @@ static int win_publish(MPIR_Win * win)
 {
     MPIR_Errflag_t errflag = MPIR_ERR_NONE;
     mm_win_peer_t *self = &win->dev.peers[win->comm_ptr->rank];
+    int mpi_errno;
 
     /* Our own memory is always reachable directly (dynamic windows have no one base). */
     if (self->shm_base == NULL && win->create_flavor != MPI_WIN_FLAVOR_DYNAMIC &&
@@ -205,6 +211,10 @@ static int win_publish(MPIR_Win * win)
     }
 
     mm_rma_lockwords_init(win);
+    mpi_errno = mm_rma_nic_setup(win, win->dev.info_nic_atomics >= 0 ?
+                                 win->dev.info_nic_atomics : MPIR_CVAR_MM_NIC_ATOMICS);
+    if (mpi_errno)
+        return mpi_errno;
     mm_win_register(win);
     return MPIR_Barrier(win->comm_ptr, &errflag);
 }
@@ -558,6 +568,7 @@ int MPID_Win_free(MPIR_Win ** win_ptr)
         MPL_free(w->op);
         MPL_free(w);
     }
+    mm_rma_nic_free(win);       /* before the memory it registered goes */
     if (win->dev.shm_seg)
         munmap(win->dev.shm_seg, win->dev.shm_len);
     free(win->dev.alloc_base);  /* posix_memalign */

@@ -17,6 +17,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/methods/ib/ib_send.c            \
     src/mpid/mm/methods/ib/ib_recv.c            \
     src/mpid/mm/methods/ib/ib_rdma.c            \
+    src/mpid/mm/methods/ib/ib_atomic.c          \
     src/mpid/mm/methods/ib/ib_progress.c
 
 endif BUILD_MM_IB

@@ -98,6 +98,7 @@ static void conn_kill(ib_conn_t * conn)
         ibv_modify_qp(conn->qp, &attr, IBV_QP_STATE);
     }
     ib_read_abort(conn);
+    ib_atomic_abort(conn);
     if (conn->vc) {
         ib_vc_t *t = ib_vc(conn->vc);
         if (t->attempt == conn)
@@ -234,6 +235,11 @@ static int conn_open(ib_conn_t * conn)
     if (t->attempt == conn)
         t->attempt = NULL;
     t->conn = conn;
+    if (t->aq) {
+        int mpi_errno = ib_atomic_vc_open(conn->vc, conn);
+        if (mpi_errno)
+            return mpi_errno;
+    }
     return ib_write_progress(conn->vc);
 }
 

@@ -110,6 +110,7 @@ typedef struct ib_rec {
 #define IB_WR_SEND   1          /* an ib_sbuf_t */
 #define IB_WR_CREDIT 2          /* an ib_conn_t: a credit-only send */
 #define IB_WR_READ   3          /* an ib_read_t: one RDMA READ of a get */
+#define IB_WR_ATOMIC 4          /* an ib_atom_t: a device atomic (ib_atomic.c) */
 #define IB_WR_TAGS   7
 
 typedef enum ib_conn_state {
@@ -122,6 +123,7 @@ typedef enum ib_conn_state {
 
 struct ib_sbuf;
 struct ib_read;
+struct ib_atom;
 
 typedef struct ib_conn {
     struct rdma_cm_id *id;
@@ -136,6 +138,8 @@ typedef struct ib_conn {
     struct ib_sbuf *cur;        /* send buffer being filled */
     struct ib_read *rq_head;    /* gets waiting for send queue room */
     struct ib_read *rq_tail;
+    struct ib_atom *aq_head;    /* device atomics waiting for the read/atomic window */
+    struct ib_atom *aq_tail;
     uint8_t got_bye;            /* the peer sends nothing more */
     uint8_t bye_acked;          /* our BYE's send completed */
     uint8_t peer_gone;          /* RDMA-CM says the peer disconnected */
@@ -177,6 +181,7 @@ typedef struct ib_vc {
     ib_peer_t *peer;            /* parsed card */
     mm_car_t *wq_head;          /* chains waiting to be written, FIFO */
     mm_car_t *wq_tail;
+    struct ib_atom *aq;         /* device atomics waiting for the connection */
     uint8_t started;            /* wq_head's FIRST record is out: the rest is payload */
     uint8_t bye_state;          /* 0, 1: BYE to be written, 2: BYE written */
     uint8_t writing;            /* ib_write_progress is running (completions may post) */
@@ -260,6 +265,17 @@ int ib_get(mm_car_t * car, const void *rndv, size_t len, int *refused);
 int ib_read_pump(ib_conn_t * conn);
 int ib_read_done(ib_read_t * rd, int ok);
 void ib_read_abort(ib_conn_t * conn);
+
+/* ib_atomic.c: device atomics */
+int ib_win_register(void *base, size_t len, void **mem, void *key, size_t * keylen);
+void ib_win_deregister(void *mem);
+int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keylen, void *mem,
+              uint64_t operand, uint64_t compare, uint64_t * result, mm_car_t * car);
+int ib_atomic_pump(ib_conn_t * conn);
+int ib_atomic_vc_open(mm_vc_t * vc, ib_conn_t * conn);
+int ib_atomic_done(void *at, int ok, ib_conn_t ** conn);
+void ib_atomic_abort(ib_conn_t * conn);
+void ib_atomic_finalize(void);
 
 /* ib_progress.c */
 int ib_progress(int *made_progress);

@@ -307,6 +307,7 @@ static int ib_finalize(void)
     if (ib_state.up)
         mpi_errno = ib_wait_closed();
     ib_conn_destroy_all();
+    ib_atomic_finalize();
     release_device();
     return mpi_errno;
 }
@@ -383,7 +384,7 @@ static int ib_close(mm_vc_t * vc)
 const mm_method_t mm_ib_method = {
     .name = "ib",
     .eager_limit = 8192,
-    .caps = MM_METHOD_CAP_CARD | MM_METHOD_CAP_GET,
+    .caps = MM_METHOD_CAP_CARD | MM_METHOD_CAP_GET | MM_METHOD_CAP_ATOMIC,
     .init = ib_init,
     .finalize = ib_finalize,
     .can_reach = ib_can_reach,
@@ -397,4 +398,7 @@ const mm_method_t mm_ib_method = {
     .mem_register = ib_mem_register,
     .mem_deregister = ib_mem_deregister,
     .get = ib_get,
+    .win_register = ib_win_register,
+    .win_deregister = ib_win_deregister,
+    .atomic = ib_atomic,
 };

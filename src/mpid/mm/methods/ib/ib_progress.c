@@ -40,6 +40,9 @@ static int one_completion(const struct ibv_wc *wc)
             conn = ((ib_read_t *) ptr)->conn;
             mpi_errno = ib_read_done(ptr, ok);
             break;
+        case IB_WR_ATOMIC:
+            mpi_errno = ib_atomic_done(ptr, ok, &conn);
+            break;
         default:
             return MPI_SUCCESS;
     }

@@ -251,6 +251,10 @@ int ib_conn_pump(ib_conn_t * conn)
         mpi_errno = ib_read_pump(conn);
         MPIR_ERR_CHECK(mpi_errno);
     }
+    if (conn->aq_head) {
+        mpi_errno = ib_atomic_pump(conn);
+        MPIR_ERR_CHECK(mpi_errno);
+    }
     if (conn->state == IB_CONN_OPEN && !conn->bye_posted &&
         conn->owed >= MPL_MAX(MPIR_CVAR_MM_IB_CREDITS / 2, 1) &&
         conn->sq_used < ib_sq_depth()) {
