@@ -14,6 +14,11 @@
  *   - each origin's old values strictly increase, and the counter ends at
  *     (size - 1) * RMW_COUNT;
  *   - the origins' old values are all different (no increment was lost or doubled).
+ * Then each origin, in a MPI_Win_lock_all(MPI_MODE_NOCHECK) epoch (no message), puts a
+ * value of its own into its slot of the target's window (the words after the counter),
+ * flushes, gets it back and flushes again, still before the target wakes: contiguous
+ * puts and gets on such a window are RDMA writes and reads, which need no target CPU
+ * either. The target checks the slots when it wakes.
  * RMW_ALLOC=1 makes the window with MPI_Win_allocate instead: then the origins on the
  * target's node (shm) map its memory and apply the increments through their own device's
  * loopback, which also needs no target CPU. (With MPI_Win_create a node-mate has no ib
@@ -48,7 +53,7 @@ int main(int argc, char **argv)
 {
     int rank, size, count = env_int("RMW_COUNT", 10000), nap = env_int("RMW_SLEEP", 20);
     int alloc = env_int("RMW_ALLOC", 0);
-    int64_t zero = 0, *counter = &zero, *olds = NULL, *all = NULL;
+    int64_t *counter = NULL, *olds = NULL, *all = NULL;
     double times[2] = { 0, 0 }, *alltimes = NULL;      /* {finished, woke} */
     MPI_Win win;
 
@@ -59,15 +64,16 @@ int main(int argc, char **argv)
         printf("rmw_nic_sleep needs at least 2 processes\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    /* word 0: the counter; word r: origin r's slot */
+    MPI_Aint wsize = rank == 0 ? (MPI_Aint) sizeof(int64_t) * size : 0;
     if (alloc) {
-        MPI_Win_allocate(rank == 0 ? sizeof(int64_t) : 0, sizeof(int64_t), MPI_INFO_NULL,
-                         MPI_COMM_WORLD, &counter, &win);
-        if (rank == 0)
-            *counter = 0;
+        MPI_Win_allocate(wsize, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &win);
     } else {
-        MPI_Win_create(rank == 0 ? counter : NULL, rank == 0 ? sizeof(int64_t) : 0,
-                       sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        counter = rank == 0 ? malloc((size_t) wsize) : NULL;
+        MPI_Win_create(counter, wsize, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     }
+    if (rank == 0)
+        memset(counter, 0, (size_t) wsize);
     olds = malloc(sizeof(int64_t) * (size_t) count);
     MPI_Barrier(MPI_COMM_WORLD);
 
@@ -85,9 +91,20 @@ int main(int argc, char **argv)
             CHECK(i == 0 || olds[i] > olds[i - 1], "old values not increasing at %d: %lld, %lld",
                   i, (long long) olds[i - 1], (long long) olds[i]);
         }
-        times[0] = now();
-        printf("rank %d: %d increments in %.3f s while the target slept\n", rank, count,
-               times[0] - t0);
+        {
+            int64_t mine = 1000 * rank + 7, back = -1;
+            MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+            MPI_Put(&mine, 1, MPI_INT64_T, 0, rank, 1, MPI_INT64_T, win);
+            MPI_Win_flush(0, win);
+            MPI_Get(&back, 1, MPI_INT64_T, 0, rank, 1, MPI_INT64_T, win);
+            MPI_Win_flush(0, win);
+            times[0] = now();
+            CHECK(back == mine, "rank %d: got back %lld from its slot, put %lld", rank,
+                  (long long) back, (long long) mine);
+            MPI_Win_unlock_all(win);
+        }
+        printf("rank %d: %d increments, a put and a get in %.3f s while the target slept\n",
+               rank, count, times[0] - t0);
         fflush(stdout);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -105,6 +122,9 @@ int main(int argc, char **argv)
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
         CHECK(*counter == total, "counter is %lld, expected %lld", (long long) *counter,
               (long long) total);
+        for (int r = 1; r < size; r++)
+            CHECK(counter[r] == 1000 * r + 7, "slot %d holds %lld, expected %lld", r,
+                  (long long) counter[r], (long long) (1000 * r + 7));
         MPI_Win_unlock(0, win);
         for (int r = 1; r < size; r++) {
             CHECK(alltimes[2 * r] < times[1], "rank %d finished %.3f s after the target woke: "
@@ -120,6 +140,8 @@ int main(int argc, char **argv)
         free(seen);
     }
     MPI_Win_free(&win);
+    if (!alloc)
+        free(counter);
     free(olds);
     free(all);
     free(alltimes);

@@ -66,8 +66,9 @@
  * per window whether its 8-byte integer words are updated by the device everywhere (every
  * path, local ones included) or by CPUs everywhere (mm_rma_nic.c); win_register makes a
  * window's memory reachable, and its key (an rkey) travels to the members at creation.
- * Everything else of RMA travels as RMA packets, or as loads and stores on memory of the
- * node's shared segments (rma/).
+ * The same registration carries contiguous puts and gets to such a peer as one RDMA
+ * write or read each (rdma). Everything else of RMA travels as RMA packets, or as loads
+ * and stores on memory of the node's shared segments (rma/).
  *
  * PROGRESS. progress() advances pending writes and delivers arrivals; it sets *made_progress
  * when anything moved. It is called with the global critical section held and must not
@@ -97,7 +98,7 @@
                                  * payloads go by RGET (see EAGER AND RENDEZVOUS) */
 #define MM_METHOD_CAP_CARD 0x4  /* peers need our business card (published through
                                  * PMI at init) to reach us */
-#define MM_METHOD_CAP_ATOMIC 0x8        /* win_register, win_deregister and atomic are
+#define MM_METHOD_CAP_ATOMIC 0x8        /* win_register, win_deregister, atomic and rdma are
                                          * there (see DEVICE ATOMICS) */
 #define MM_METHOD_CAP_ATOMIC_CPU 0x10   /* ... and its atomics are coherent with the CPU's */
 
@@ -186,6 +187,15 @@ typedef struct mm_method {
     int (*atomic) (mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keylen,
                    void *mem, uint64_t operand, uint64_t compare, uint64_t * result,
                    mm_car_t * car);
+    /* One RDMA transfer between len contiguous bytes at local (any memory of this process)
+     * and the peer's memory at addr, registered with key by win_register: write != 0
+     * copies local there, else there into local. car is completed with mm_cq_complete()
+     * from progress() once the peer's memory holds the data (write) or local does (read);
+     * never during the call. Transfers and atomics to one peer are started in call order.
+     * *refused = 1 (and nothing started) when the method cannot: local memory it cannot
+     * register, a length it does not take in one transfer. */
+    int (*rdma) (mm_vc_t * vc, int write, void *local, size_t len, uint64_t addr,
+                 const void *key, size_t keylen, mm_car_t * car, int *refused);
 } mm_method_t;
 
 /* Each method lives in its own folder, methods/NAME/, with its own build fragment

@@ -433,6 +433,15 @@ int mm_rma_nic_remote_update(MPIR_Win * win, int target, MPI_Aint disp, mm_rma_n
  * reached through the device's method, done from here with device atomics, complete when
  * this returns (*done = 1); *done = 0 leaves it to the other paths. */
 int mm_rma_nic_issue(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic, int *done);
+/* A put or get of contiguous data on both sides to a target reached through the device's
+ * method, started as one RDMA write or read (*done = 1): pending until the device is
+ * done, like an operation the target answers; *done = 0 leaves it to the packets. */
+int mm_rma_nic_putget(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq,
+                      int *done);
+
+/* An operation to rank is done at the target (errclass != 0: it failed there): the pending
+ * counts drop and req, if any, completes (mm_rma_ops.c). */
+int mm_rma_op_finish(MPIR_Win * win, int rank, MPIR_Request * req, int errclass);
 
 /* --- synchronization (mm_rma_sync.c) --- */
 /* Progress until every operation to rank (all ranks if rank < 0) is answered. */

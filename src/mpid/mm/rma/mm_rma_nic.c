@@ -336,8 +336,8 @@ static int remote_done(mm_car_t * car)
  * target's memory, if the target is reached through the device's method and the word is
  * aligned and inside its memory; else 0 (the caller takes another path: the general one
  * reports range errors, and an unaligned word is the CPU's in every member). */
-static uint64_t remote_word(MPIR_Win * win, int target, MPI_Aint disp, uint64_t byte_off,
-                            mm_vc_t ** vc)
+static uint64_t remote_range(MPIR_Win * win, int target, MPI_Aint disp, uint64_t byte_off,
+                             uint64_t len, mm_vc_t ** vc)
 {
     mm_win_nic_t *nic = win->dev.nic;
     const mm_nic_peer_t *p;
@@ -348,10 +348,18 @@ static uint64_t remote_word(MPIR_Win * win, int target, MPI_Aint disp, uint64_t 
         return 0;
     p = &nic->peers[target];
     if (disp < 0 || __builtin_mul_overflow((uint64_t) disp, (uint64_t) p->disp_unit, &off) ||
-        __builtin_add_overflow(off, byte_off, &off) || off > p->size || p->size - off < 8 ||
-        ((p->base + off) & 7) != 0)
+        __builtin_add_overflow(off, byte_off, &off) || off > p->size || p->size - off < len ||
+        p->base + off == 0)
         return 0;
     return p->base + off;
+}
+
+static uint64_t remote_word(MPIR_Win * win, int target, MPI_Aint disp, uint64_t byte_off,
+                            mm_vc_t ** vc)
+{
+    uint64_t addr = remote_range(win, target, disp, byte_off, 8, vc);
+
+    return (addr & 7) ? 0 : addr;
 }
 
 /* One device atomic on the target's word at raddr, waiting for its answer. */
@@ -461,4 +469,95 @@ int mm_rma_nic_issue(MPIR_Win * win, const mm_rma_args_t * a, MPI_Datatype basic
     }
     *done = 1;
     return mpi_errno;
+}
+
+/* A put or get as one RDMA transfer. Completion is the one rule of RMA (mm_rma_ops.c): the
+ * operation counts as pending at its target until the device reports it done, which for
+ * a write on a reliable connection means the target's memory holds the data; flush,
+ * unlock, complete and fence wait for that as for an answer. The transfer needs no
+ * ordering with the operations that went as packets: MPI orders only accumulates, and
+ * puts and gets never take the accumulate paths. */
+typedef struct nic_rdma {
+    mm_car_t car;               /* first: the completion queue hands this back */
+    MPIR_Win *win;
+    int target;
+    MPIR_Request *req;
+} nic_rdma_t;
+
+static int rdma_done(mm_car_t * car)
+{
+    nic_rdma_t *op = (nic_rdma_t *) car;
+    int mpi_errno = mm_rma_op_finish(op->win, op->target, op->req, 0);
+
+    MPL_free(op);
+    return mpi_errno;
+}
+
+int mm_rma_nic_putget(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq,
+                      int *done)
+{
+    int mpi_errno = MPI_SUCCESS, ocontig = 0, tcontig = 0, refused = 0;
+    mm_win_nic_t *nic = win->dev.nic;
+    MPI_Aint osize, tsize, olb, tlb;
+    /* the origin's side: what a put sends, or where a get's data goes */
+    int put = a->op == MM_RMA_PUT;
+    MPI_Datatype otype = put ? a->otype : a->rtype;
+    MPI_Aint ocount = put ? a->ocount : a->rcount;
+    char *local = put ? (char *) a->origin : (char *) a->result;
+    uint64_t raddr;
+    nic_rdma_t *op;
+    mm_vc_t *vc;
+
+    *done = 0;
+    if (nic == NULL || nic->method->rdma == NULL || otype == MPI_DATATYPE_NULL)
+        return MPI_SUCCESS;
+    MPIR_Datatype_is_contig(otype, &ocontig);
+    MPIR_Datatype_is_contig(a->ttype, &tcontig);
+    if (!ocontig || !tcontig)
+        return MPI_SUCCESS;
+    MPIR_Datatype_get_size_macro(otype, osize);
+    MPIR_Datatype_get_size_macro(a->ttype, tsize);
+    osize *= ocount;
+    tsize *= a->tcount;
+    MPIR_Datatype_get_true_lb(otype, &olb);
+    MPIR_Datatype_get_true_lb(a->ttype, &tlb);
+    /* sizes that differ are the packets' to report (truncation), a negative lb theirs too */
+    if (osize != tsize || osize <= 0 || tlb < 0)
+        return MPI_SUCCESS;
+    raddr = remote_range(win, a->target, a->tdisp, (uint64_t) tlb, (uint64_t) tsize, &vc);
+    if (raddr == 0)
+        return MPI_SUCCESS;
+
+    op = MPL_calloc(1, sizeof(*op), MPL_MEM_RMA);
+    MPIR_ERR_CHKANDJUMP1(op == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                         "RMA operation");
+    op->win = win;
+    op->target = a->target;
+    op->car.vc = vc;
+    op->car.done = rdma_done;
+    mpi_errno = nic->method->rdma(vc, put, local + olb,
+                                  (size_t) tsize, raddr, nic->peers[a->target].key,
+                                  nic->peers[a->target].keylen, &op->car, &refused);
+    if (mpi_errno || refused) {
+        MPL_free(op);
+        goto fn_exit;
+    }
+    /* the transfer completes from progress only: the request and counts are in time */
+    win->dev.peers[a->target].pending++;
+    win->dev.pending++;
+    if (ureq) {
+        MPIR_Request *req = mm_request_create(MPIR_REQUEST_KIND__RMA, win->comm_ptr);
+
+        MPIR_ERR_CHKANDJUMP1(req == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s",
+                             "RMA request");
+        mm_request_cc_add(req, 1);
+        op->req = req;
+        *ureq = req;
+    }
+    *done = 1;
+
+  fn_exit:
+    return mpi_errno;
+  fn_fail:
+    goto fn_exit;
 }

@@ -143,7 +143,7 @@ int mm_rma_send_resp(MPIR_Win * win, mm_vc_t * vc, uint64_t sreq, int errclass,
 /* --- answers --- */
 
 /* An operation to rank is done at the target (errclass != 0: it failed there). */
-static int op_finish(MPIR_Win * win, int rank, MPIR_Request * req, int errclass)
+int mm_rma_op_finish(MPIR_Win * win, int rank, MPIR_Request * req, int errclass)
 {
     int mpi_errno = MPI_SUCCESS;
 
@@ -214,7 +214,7 @@ int mm_rma_handle_resp(mm_vc_t * vc, const mm_pkt_t * pkt)
                              vc->lpid, "RMA_RESP", (long long) pkt->sreq);
     }
     if (pkt->data_sz == 0)
-        return op_finish(win, pkt->rank, req, wire_errclass(pkt->tag));
+        return mm_rma_op_finish(win, pkt->rank, req, wire_errclass(pkt->tag));
 
     MPIR_ERR_CHKANDJUMP3(req == NULL || pkt->data_sz != req->dev.data_sz, mpi_errno,
                          MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid,
@@ -256,7 +256,7 @@ static int resp_payload_done(mm_car_t * car)
 
     win = mm_win_lookup(req->dev.match_ctx);
     MPIR_Assert(win != NULL);
-    return op_finish(win, req->dev.match_rank, req, req->dev.match_tag);
+    return mm_rma_op_finish(win, req->dev.match_rank, req, req->dev.match_tag);
 }
 
 /* rma/'s packets reach it through the engine's dispatch table (mm_device.c calls this
@@ -663,7 +663,10 @@ int mm_rma_issue(MPIR_Win * win, const mm_rma_args_t * a, MPIR_Request ** ureq)
     if (win->dev.nic && !(a->hdr_flags & MM_RMA_HDR_IMPLICIT_LOCK)) {
         int done;
 
-        mpi_errno = mm_rma_nic_issue(win, a, basic, &done);
+        if (a->op == MM_RMA_PUT || a->op == MM_RMA_GET)
+            mpi_errno = mm_rma_nic_putget(win, a, ureq, &done);
+        else
+            mpi_errno = mm_rma_nic_issue(win, a, basic, &done);
         MPIR_ERR_CHECK(mpi_errno);
         if (done) {
             if (ureq)

@@ -16,19 +16,36 @@
  * outstanding read/atomic window, IB_MAX_READS), with their 8-byte results landing in a
  * registered slot each. Atomics for a peer not yet connected wait on its VC (ib_vc_t.aq)
  * until the connection opens.
+ *
+ * RDMA WRITE AND READ of a window (rdma: MPI_Put and MPI_Get of contiguous data) use the
+ * same queue and completion, so one order holds for all of a window's one-sided
+ * operations to a peer: the origin's buffer is registered for the operation and
+ * deregistered when it completes (no cache: see ib_rdma.c), and a buffer that cannot be
+ * registered makes the call refuse, and rma/ sends the operation as a packet instead.
+ * Writes do not count against the read/atomic window: only READs and atomics use the
+ * responder's resources that IB_MAX_READS/rd_atom bound.
  */
 #include "mpidimpl.h"
 #include "ib_impl.h"
 
 #define IB_ATOM_SLOTS 256
 
+enum { IB_ONE_ATOMIC, IB_ONE_WRITE, IB_ONE_READ };
+
 typedef struct ib_atom {
     struct ib_atom *next;
     ib_conn_t *conn;
     mm_car_t *car;
+    int kind;                   /* IB_ONE_* */
+    /* IB_ONE_ATOMIC */
     uint64_t *result;
     int slot;
     int op;
+    /* IB_ONE_WRITE, IB_ONE_READ: local is registered as mr */
+    void *local;
+    size_t len;
+    struct ibv_mr *mr;
+    /* all */
     uint64_t raddr;
     uint32_t rkey;
     uint64_t operand, compare;
@@ -252,19 +269,37 @@ static int loop_atomic(int op, uint64_t addr, void *mem, uint64_t operand, uint6
  * allow. */
 int ib_atomic_pump(ib_conn_t * conn)
 {
-    while (conn->aq_head && conn->sq_used < ib_sq_depth() && conn->nreads < ib_state.rd_atom &&
-           loop.nfree > 0) {
+    while (conn->aq_head && conn->sq_used < ib_sq_depth()) {
         ib_atom_t *at = conn->aq_head;
         struct ibv_send_wr wr, *bad;
         struct ibv_sge sge;
-        int rc;
+        int rc, reads = at->kind != IB_ONE_WRITE;
 
-        at->slot = loop.free[--loop.nfree];
-        atom_wr(&wr, &sge, at->op, at->raddr, at->rkey, at->operand, at->compare, at->slot);
+        if (reads && conn->nreads >= ib_state.rd_atom)
+            break;
+        if (at->kind == IB_ONE_ATOMIC) {
+            if (loop.nfree == 0)
+                break;
+            at->slot = loop.free[--loop.nfree];
+            atom_wr(&wr, &sge, at->op, at->raddr, at->rkey, at->operand, at->compare,
+                    at->slot);
+        } else {
+            sge.addr = (uintptr_t) at->local;
+            sge.length = (uint32_t) at->len;
+            sge.lkey = at->mr->lkey;
+            memset(&wr, 0, sizeof(wr));
+            wr.sg_list = &sge;
+            wr.num_sge = 1;
+            wr.send_flags = IBV_SEND_SIGNALED;
+            wr.opcode = at->kind == IB_ONE_WRITE ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+            wr.wr.rdma.remote_addr = at->raddr;
+            wr.wr.rdma.rkey = at->rkey;
+        }
         wr.wr_id = (uintptr_t) at | IB_WR_ATOMIC;
         rc = ibv_post_send(conn->qp, &wr, &bad);
         if (rc != 0) {
-            loop.free[loop.nfree++] = at->slot;
+            if (at->kind == IB_ONE_ATOMIC)
+                loop.free[loop.nfree++] = at->slot;
             return ib_conn_fail(conn, MPL_strerror(rc));
         }
         conn->aq_head = at->next;
@@ -273,7 +308,7 @@ int ib_atomic_pump(ib_conn_t * conn)
         at->next = NULL;
         at->conn = conn;
         conn->sq_used++;
-        conn->nreads++;
+        conn->nreads += reads;
     }
     return MPI_SUCCESS;
 }
@@ -303,6 +338,32 @@ int ib_atomic_vc_open(mm_vc_t * vc, ib_conn_t * conn)
     return ib_atomic_pump(conn);
 }
 
+/* Queue at on vc's connection, or on the VC until it has one (connecting if nobody is). */
+static int one_start(mm_vc_t * vc, ib_atom_t * at)
+{
+    ib_vc_t *t = ib_vc(vc);
+    ib_atom_t **pp = &t->aq;
+
+    if (t->conn && t->conn->state == IB_CONN_OPEN) {
+        aq_push(t->conn, at);
+        return ib_atomic_pump(t->conn);
+    }
+    while (*pp)         /* in issue order: ib_atomic_vc_open moves the list as it is */
+        pp = &(*pp)->next;
+    *pp = at;
+    if (t->conn == NULL && t->attempt == NULL)
+        return ib_conn_start(vc);
+    return MPI_SUCCESS;
+}
+
+/* An operation that completed, failed or never went out: give back what it holds. */
+static void one_release(ib_atom_t * at)
+{
+    if (at->mr)
+        ibv_dereg_mr(at->mr);
+    MPL_free(at);
+}
+
 int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keylen, void *mem,
               uint64_t operand, uint64_t compare, uint64_t * result, mm_car_t * car)
 {
@@ -326,6 +387,7 @@ int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keyle
     if (at == NULL)
         return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
                                     MPI_ERR_OTHER, "**nomem", "**nomem %s", "ib atomic");
+    at->kind = IB_ONE_ATOMIC;
     at->car = car;
     at->result = result;
     at->op = op;
@@ -333,21 +395,44 @@ int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keyle
     at->rkey = rkey;
     at->operand = operand;
     at->compare = compare;
-    if (t->conn && t->conn->state == IB_CONN_OPEN) {
-        aq_push(t->conn, at);
-        return ib_atomic_pump(t->conn);
-    }
-    /* not connected yet: wait on the VC, and connect if nobody is */
-    {   /* in issue order: ib_atomic_vc_open moves the list as it is */
-        ib_atom_t **pp = &t->aq;
+    return one_start(vc, at);
+}
 
-        while (*pp)
-            pp = &(*pp)->next;
-        *pp = at;
+int ib_rdma(mm_vc_t * vc, int write, void *local, size_t len, uint64_t addr, const void *key,
+            size_t keylen, mm_car_t * car, int *refused)
+{
+    ib_vc_t *t = ib_vc(vc);
+    ib_atom_t *at;
+    uint32_t rkey;
+
+    *refused = 0;
+    if (t->failed)
+        return atomic_failed(vc->lpid, "the connection failed");
+    if (keylen != sizeof(rkey))
+        return atomic_failed(vc->lpid, "bad window key");
+    if (len == 0 || len > IB_RDMA_MAX) {
+        *refused = 1;
+        return MPI_SUCCESS;
     }
-    if (t->conn == NULL && t->attempt == NULL)
-        return ib_conn_start(vc);
-    return MPI_SUCCESS;
+    memcpy(&rkey, key, sizeof(rkey));
+    at = MPL_calloc(1, sizeof(*at), MPL_MEM_RMA);
+    if (at == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", "**nomem %s", "ib rdma");
+    /* a write only reads our buffer: no LOCAL_WRITE, so read-only memory works too */
+    at->mr = ibv_reg_mr(ib_state.pd, local, len, write ? 0 : IBV_ACCESS_LOCAL_WRITE);
+    if (at->mr == NULL) {
+        MPL_free(at);
+        *refused = 1;
+        return MPI_SUCCESS;
+    }
+    at->kind = write ? IB_ONE_WRITE : IB_ONE_READ;
+    at->car = car;
+    at->local = local;
+    at->len = len;
+    at->raddr = addr;
+    at->rkey = rkey;
+    return one_start(vc, at);
 }
 
 /* A remote atomic completed (ok: successfully; else the caller fails the connection). */
@@ -359,11 +444,14 @@ int ib_atomic_done(void *ptr, int ok, ib_conn_t ** conn_out)
 
     *conn_out = conn;
     conn->sq_used--;
-    conn->nreads--;
-    if (ok)
-        *at->result = loop.slots[at->slot];
-    loop.free[loop.nfree++] = at->slot;
-    MPL_free(at);
+    if (at->kind != IB_ONE_WRITE)
+        conn->nreads--;
+    if (at->kind == IB_ONE_ATOMIC) {
+        if (ok)
+            *at->result = loop.slots[at->slot];
+        loop.free[loop.nfree++] = at->slot;
+    }
+    one_release(at);
     return ok ? mm_cq_complete(car) : MPI_SUCCESS;
 }
 
@@ -375,7 +463,7 @@ void ib_atomic_abort(ib_conn_t * conn)
         ib_atom_t *at = conn->aq_head;
 
         conn->aq_head = at->next;
-        MPL_free(at);
+        one_release(at);
     }
     conn->aq_tail = NULL;
 }

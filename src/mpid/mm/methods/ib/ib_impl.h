@@ -75,6 +75,7 @@ extern const mm_method_t mm_ib_method;
 #define IB_CQ_POLL 16           /* completions taken per ibv_poll_cq */
 #define IB_MAX_READS 16         /* RDMA READs one connection keeps in flight */
 #define IB_READ_CHUNK (1 << 20) /* bytes of one RDMA READ */
+#define IB_RDMA_MAX (1 << 30)   /* largest window RDMA WRITE/READ (rdma): one work request */
 #define IB_GET_MAX_IOV 8        /* receive buffers of more pieces make get() refuse */
 #define IB_MIN_FIRST 512        /* a FIRST record starts a buffer's tail only with this
                                  * many payload bytes of room, else a new buffer */
@@ -110,7 +111,7 @@ typedef struct ib_rec {
 #define IB_WR_SEND   1          /* an ib_sbuf_t */
 #define IB_WR_CREDIT 2          /* an ib_conn_t: a credit-only send */
 #define IB_WR_READ   3          /* an ib_read_t: one RDMA READ of a get */
-#define IB_WR_ATOMIC 4          /* an ib_atom_t: a device atomic (ib_atomic.c) */
+#define IB_WR_ATOMIC 4          /* an ib_atom_t: a device atomic or window RDMA (ib_atomic.c) */
 #define IB_WR_TAGS   7
 
 typedef enum ib_conn_state {
@@ -271,6 +272,8 @@ int ib_win_register(void *base, size_t len, void **mem, void *key, size_t * keyl
 void ib_win_deregister(void *mem);
 int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keylen, void *mem,
               uint64_t operand, uint64_t compare, uint64_t * result, mm_car_t * car);
+int ib_rdma(mm_vc_t * vc, int write, void *local, size_t len, uint64_t addr, const void *key,
+            size_t keylen, mm_car_t * car, int *refused);
 int ib_atomic_pump(ib_conn_t * conn);
 int ib_atomic_vc_open(mm_vc_t * vc, ib_conn_t * conn);
 int ib_atomic_done(void *at, int ok, ib_conn_t ** conn);

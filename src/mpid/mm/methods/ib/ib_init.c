@@ -401,4 +401,5 @@ const mm_method_t mm_ib_method = {
     .win_register = ib_win_register,
     .win_deregister = ib_win_deregister,
     .atomic = ib_atomic,
+    .rdma = ib_rdma,
 };
