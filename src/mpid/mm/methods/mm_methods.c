@@ -113,7 +113,10 @@ int mm_methods_init(void)
                 MPIR_ERR_CHECK(mpi_errno);
                 MPL_strncpy(my_cards[mm_methods_nactive], card, MM_METHOD_CARD_MAX);
                 mm_methods_active[mm_methods_nactive++] = method;
-                if (method->caps & MM_METHOD_CAP_CARD) {
+                /* Only this job's other processes read the card from PMI (another job's
+                 * learn it from a port name). A singleton has none, and its PMI, until
+                 * something makes it start a process manager, keeps a single key. */
+                if ((method->caps & MM_METHOD_CAP_CARD) && MPIR_Process.size > 1) {
                     /* An empty card still goes out: peers then learn we are unreachable
                      * this way instead of waiting for a key that never comes. */
                     card_key(key, sizeof(key), method, MPIR_Process.rank);

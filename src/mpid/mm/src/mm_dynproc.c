@@ -584,6 +584,12 @@ int MPID_Comm_spawn_multiple(int count, char *commands[], char **argvs[], const 
         pmi_errcodes = MPL_calloc(MPL_MAX(hdr[0], 1), sizeof(int), MPL_MEM_DYNAMIC);
         if (pmi_errcodes == NULL)
             MPIR_ERR_SET1(root_errno, MPI_ERR_OTHER, "**nomem", "**nomem %s", "spawn codes");
+        /* A process started without mpiexec (no PMI_FD or PMI_PORT) has no process
+         * manager. MPICH's simple PMI would then start `mpiexec -pmi_args ...`, which
+         * 4.0.2's hydra no longer accepts, and wait for it forever: say so instead. */
+        if (root_errno == MPI_SUCCESS && MPIR_Process.size == 1 && !getenv("PMI_FD") &&
+            !getenv("PMI_PORT"))
+            MPIR_ERR_SET(root_errno, MPI_ERR_SPAWN, "**mm|singleton_spawn");
         if (root_errno == MPI_SUCCESS)
             root_errno = MPID_Open_port(NULL, port_name);
         if (root_errno == MPI_SUCCESS) {
