@@ -110,6 +110,8 @@ static inline int mm_car_post(mm_car_t * car)
 extern unsigned long mm_completions;
 void mm_progress_init(void);
 int mm_progress_poll(int *made_progress);
+/* Wait for req, a receive from vc's peer alone, by targeted polling (mm_method.h). */
+int mm_progress_wait_from(mm_vc_t * vc, MPIR_Request * req);
 /* A method lost a peer that had not said goodbye: its process died, or exited without
  * MPI_Finalize. The method reports the loss once, as the error of the call progressing
  * then; from then on every progress poll that moves nothing fails too (mm_progress.c). */

@@ -76,6 +76,13 @@
  * engine calls it on every poll while VCs are bound to the method, and only every 64th
  * poll before that (enough to notice a peer that reaches us first through it).
  *
+ * TARGETED POLLING. A blocking receive from one peer (MPI_Recv with a named source) on a
+ * node whose cores are not oversubscribed waits by calling poll_vc() on that peer's VC,
+ * with a full progress() of every method after each MM_POLL_VC_RUN of them: the message
+ * it waits for is noticed within a few nanoseconds of landing rather than within one
+ * turn of the whole engine, and everything else still moves. Oversubscribed, the wait
+ * stays the plain one: a spinning process would take the core from the peer it waits for.
+ *
  * BLOCKING. A wait that found nothing to do for a while should sleep rather than spin, so
  * an oversubscribed core goes to the process that has work. A method whose arrivals (and
  * writable sockets) are signalled on a file descriptor returns it from wait_fd(); the engine
@@ -144,6 +151,11 @@ typedef struct mm_method {
     /* Where the payload of the envelope just delivered on car->vc goes (see READS). */
     int (*post_read) (mm_car_t * car);
     int (*progress) (int *made_progress);
+    /* Optional (NULL: not offered): deliver what has arrived from vc's peer alone, as
+     * progress() would, in a fraction of its time. A blocking receive from that one peer
+     * polls it between full progress() calls (see TARGETED POLLING), so it may leave
+     * everything else, writes included, to them. */
+    int (*poll_vc) (mm_vc_t * vc, int *made_progress);
     /* See BLOCKING; NULL: this method must be polled. */
     int (*wait_fd) (void);
     /* Drain and release the VC; pending writes are finished first. */

@@ -34,6 +34,9 @@ MPL_STATIC_INLINE_PREFIX int MPID_Finalize_async_thread(void)
 /* Wait and test: MPIR's loops over MPID_Progress_* are all the device needs. */
 MPL_STATIC_INLINE_PREFIX int MPID_Wait(MPIR_Request * req, MPI_Status * status)
 {
+    /* MPI_Recv's wait, after a blocking receive has waited in the device (MPID_Recv). */
+    if (MPIR_Request_is_complete(req))
+        return MPI_SUCCESS;
     return MPIR_Wait_impl(req, status);
 }
 

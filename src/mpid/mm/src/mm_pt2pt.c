@@ -248,6 +248,12 @@ int MPID_Recv(void *buf, MPI_Aint count, MPI_Datatype datatype, int source, int 
               MPIR_Comm * comm, int context_offset, MPI_Status * status,
               MPIR_Request ** request)
 {
-    /* The caller waits on the request and fills status from it. */
-    return MPID_Irecv(buf, count, datatype, source, tag, comm, context_offset, request);
+    int mpi_errno;
+
+    /* The caller fills status from the request, and waits on it when it is not complete:
+     * a receive from a named peer is waited for here, by targeted polling. */
+    mpi_errno = MPID_Irecv(buf, count, datatype, source, tag, comm, context_offset, request);
+    if (mpi_errno == MPI_SUCCESS && source >= 0 && !MPIR_Request_is_complete(*request))
+        mpi_errno = mm_progress_wait_from(mm_vc_at(mm_comm_lpid(comm, source)), *request);
+    return mpi_errno;
 }

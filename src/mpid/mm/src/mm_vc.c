@@ -6,7 +6,7 @@
  */
 #include "mpidimpl.h"
 
-static mm_vc_t *world_vcs;      /* lpid 0..size-1 */
+mm_vc_t *mm_world_vcs;          /* lpid 0..size-1 (mm_vc.h) */
 static mm_vc_t **dyn_vcs;       /* lpid size + i */
 static int dyn_count, dyn_cap;
 uint64_t mm_my_gpid;
@@ -31,11 +31,11 @@ int mm_vc_init(void)
     int mpi_errno = MPI_SUCCESS;
     int size = MPIR_Process.size;
 
-    world_vcs = MPL_calloc(size, sizeof(mm_vc_t), MPL_MEM_ADDRESS);
-    MPIR_ERR_CHKANDJUMP1(world_vcs == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
+    mm_world_vcs = MPL_calloc(size, sizeof(mm_vc_t), MPL_MEM_ADDRESS);
+    MPIR_ERR_CHKANDJUMP1(mm_world_vcs == NULL, mpi_errno, MPI_ERR_OTHER, "**nomem",
                          "**nomem %s", "mm VC table");
     for (int i = 0; i < size; i++)
-        vc_setup(&world_vcs[i], i, (uint32_t) i);       /* the job id joins later */
+        vc_setup(&mm_world_vcs[i], i, (uint32_t) i);       /* the job id joins later */
     if (MPIR_Process.rank == 0) {
         char val[16];
         mm_my_gpid = mm_random64() << 32;
@@ -66,7 +66,7 @@ int mm_vc_init_names(void)
     job = mm_my_gpid;
     mm_my_gpid |= (uint32_t) MPIR_Process.rank;
     for (int i = 0; i < MPIR_Process.size; i++)
-        world_vcs[i].gpid = job | (uint32_t) i;
+        mm_world_vcs[i].gpid = job | (uint32_t) i;
 
   fn_exit:
     return mpi_errno;
@@ -79,10 +79,10 @@ int mm_vc_count(void)
     return MPIR_Process.size + dyn_count;
 }
 
-mm_vc_t *mm_vc_at(int lpid)
+mm_vc_t *mm_vc_dyn_at(int lpid)
 {
-    MPIR_Assert(lpid >= 0 && lpid < mm_vc_count());
-    return lpid < MPIR_Process.size ? &world_vcs[lpid] : dyn_vcs[lpid - MPIR_Process.size];
+    MPIR_Assert(lpid >= MPIR_Process.size && lpid < mm_vc_count());
+    return dyn_vcs[lpid - MPIR_Process.size];
 }
 
 int mm_vc_get(int lpid, mm_vc_t ** vc_out)
@@ -246,9 +246,9 @@ int mm_vc_finalize(void)
         MPL_free(dyn_vcs[i]);
     }
     MPL_free(dyn_vcs);
-    MPL_free(world_vcs);
+    MPL_free(mm_world_vcs);
     dyn_vcs = NULL;
-    world_vcs = NULL;
+    mm_world_vcs = NULL;
     dyn_count = dyn_cap = 0;
     return MPI_SUCCESS;
 }

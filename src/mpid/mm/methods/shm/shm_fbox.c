@@ -150,6 +150,31 @@ int shm_fbox_recv(int src, int *delivered)
     goto fn_exit;
 }
 
+/* Receiver, targeted polling (mm_method.h): vc's box alone, and the cell queue when it
+ * holds anything (a larger message from vc comes that way). The idle case is one load. */
+int shm_poll_vc(mm_vc_t * vc, int *made_progress)
+{
+    int src = shm_vc(vc)->local_rank, delivered = 0, mpi_errno = MPI_SUCCESS;
+
+    if (shm_state.fboxes) {
+        uint32_t pos = shm_state.rx_pos[src];
+        shm_fslot_t *next = &shm_fbox(src, shm_state.my_local)->slot[pos &
+                                                                    (shm_state.fbox_slots -
+                                                                     1)];
+
+        if (atomic_load_explicit(&next->stamp, memory_order_relaxed) == pos + 1) {
+            mpi_errno = shm_fbox_recv(src, &delivered);
+            if (delivered)
+                *made_progress = 1;
+        }
+    }
+    if (mpi_errno == MPI_SUCCESS &&
+        atomic_load_explicit(&shm_state.ranks[shm_state.my_local].recvq.head,
+                             memory_order_relaxed) != SHM_NIL)
+        mpi_errno = shm_read_progress(made_progress);
+    return mpi_errno;
+}
+
 /* Receiver: every peer's box, up to SHM_FBOX_BATCH messages from each: a stream of small
  * messages is taken in runs instead of one per progress call, and no peer can keep us
  * from the others (nor from the cell queue and the writes after this). */

@@ -261,6 +261,7 @@ int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent);
 int shm_send_inline(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t len);
 int shm_fbox_recv(int src, int *delivered);
 int shm_fbox_poll(int *made_progress);
+int shm_poll_vc(mm_vc_t * vc, int *made_progress);
 
 /* Eager limits measured on the 2-core machine (2026-12-04, 8 B-256 KiB ping-pong and
  * windowed bandwidth, eager vs rendezvous at each size): with CMA, a rendezvous of 16 KiB

@@ -271,6 +271,7 @@ const mm_method_t mm_shm_method = {
     .send_inline = shm_send_inline,
     .post_read = shm_post_read,
     .progress = shm_progress,
+    .poll_vc = shm_poll_vc,
     .wait_fd = NULL,            /* cells arrive in memory: shm must be polled */
     .close = shm_close,
     .mem_register = shm_mem_register,
