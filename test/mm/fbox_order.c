@@ -6,23 +6,35 @@
  * which sleeps first so the ring fills up and later messages take the queue behind earlier
  * ones still in the ring. Rank 1 then receives with MPI_ANY_TAG and checks that the
  * messages arrive in the order sent, with their sizes and contents.
+ *
+ * Messages of one slot to 10 KiB take spans of up to five slots (shm_impl.h, SPANS), so
+ * the sizes include a span's boundaries and payloads too long for any span (cells). The
+ * first round has the receiver sleep (ring full: spans and cells interleave); the later
+ * rounds receive at once, so the sender goes round the ring many times and spans meet
+ * its end (skip slots) at many offsets.
  */
 #include "mmtest.h"
 #include <string.h>
 #include <unistd.h>
 
 #define NMSG 400
-#define MAXSZ 6000
+#define MAXSZ 12288
 
 static int msg_size(int i)
 {
-    switch (i % 7) {
+    switch (i % 13) {
         case 0:  return 0;
         case 1:  return 8;
         case 2:  return 900;
-        case 3:  return 5000;       /* too big for a fast-box slot */
+        case 3:  return 5000;       /* a span of three slots */
         case 4:  return 12;
         case 5:  return 1000;
+        case 6:  return 1984;       /* about one slot with its envelope */
+        case 7:  return 2100;       /* just over one slot */
+        case 8:  return 8192;       /* shm's eager limit with CMA: five slots */
+        case 9:  return 10180;      /* near the longest span */
+        case 10: return 12000;      /* longer than any span: cells (or rendezvous) */
+        case 11: return 4000;
         default: return 64;
     }
 }
@@ -39,7 +51,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int round = 0; round < 3 && size >= 2; round++) {
+    for (int round = 0; round < 12 && size >= 2; round++) {
         if (rank == 0) {
             static unsigned char sbuf[NMSG][MAXSZ];
             static MPI_Status stats[NMSG];  /* GCC 12 warns (wrongly) at MPI_STATUSES_IGNORE */
@@ -53,7 +65,8 @@ int main(int argc, char **argv)
         } else if (rank == 1) {
             static unsigned char rbuf[MAXSZ];
             int bad_order = 0, bad_data = 0;
-            usleep(200 * 1000);
+            if (round == 0)
+                usleep(200 * 1000);
             for (int i = 0; i < NMSG; i++) {
                 MPI_Status st;
                 int count;

@@ -1,7 +1,7 @@
 /*
  * shm method, fast boxes: one ring of message slots per ordered pair of local processes,
- * for the smallest messages (envelope + payload up to SHM_FBOX_DATA bytes, which covers
- * every control packet).
+ * for small messages: envelope + payload up to SHM_FBOX_DATA bytes in one slot (every
+ * control packet), up to SHM_FBOX_MSG_MAX in a span of consecutive slots (shm_impl.h).
  *
  * Why: a message through the cell queues costs a pop from the sender's free queue, a push
  * onto the receiver's queue, a pop there and a push back, each an atomic operation on a
@@ -28,24 +28,47 @@ int shm_fbox_fits(const mm_car_t * head)
     if (shm_state.fboxes == NULL)
         return 0;
     return head->next == NULL ||
-        mm_buf_remaining(&head->next->buf) <= SHM_FBOX_DATA - sizeof(mm_pkt_t);
+        mm_buf_remaining(&head->next->buf) <= SHM_FBOX_MSG_MAX - sizeof(mm_pkt_t);
 }
 
-/* Sender: the next free slot of the box to local rank r, or NULL when the ring is full. */
-static inline shm_fslot_t *slot_take(int r)
+/* The slots a message of len bytes (envelope + payload) takes: one span. */
+static inline uint32_t span_slots(size_t len)
+{
+    return (uint32_t) ((offsetof(shm_fslot_t, data) + len + SHM_FBOX_SLOT_BYTES - 1) /
+                       SHM_FBOX_SLOT_BYTES);
+}
+
+/* A span's bytes, from its first slot on. Not slot->data: they run past that array. */
+static inline char *span_data(shm_fslot_t * slot)
+{
+    return (char *) slot + offsetof(shm_fslot_t, data);
+}
+
+/* Sender: the first slot of a free span for a message of len bytes to local rank r, or
+ * NULL when the ring has no room for it. A span that would wrap is preceded by a skip
+ * slot filling the rest of the ring (published here, once there is room for both). */
+static inline shm_fslot_t *slot_take(int r, size_t len)
 {
     shm_fbox_t *fb = shm_fbox(shm_state.my_local, r);
-    uint32_t pos = shm_state.tx_pos[r];
+    uint32_t pos = shm_state.tx_pos[r], nslots = shm_state.fbox_slots;
+    uint32_t idx = pos & (nslots - 1), k = span_slots(len);
+    uint32_t skip = idx + k > nslots ? nslots - idx : 0;
 
-    if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots) {
+    if (pos - shm_state.tx_consumed[r] + skip + k > nslots) {
         shm_state.tx_consumed[r] = atomic_load_explicit(&fb->consumed, memory_order_acquire);
-        if (pos - shm_state.tx_consumed[r] >= shm_state.fbox_slots)
+        if (pos - shm_state.tx_consumed[r] + skip + k > nslots)
             return NULL;
     }
-    return &fb->slot[pos & (shm_state.fbox_slots - 1)];
+    if (skip) {
+        fb->slot[idx].len = SHM_FSLOT_SKIP;
+        atomic_store_explicit(&fb->slot[idx].stamp, pos + 1, memory_order_release);
+        shm_state.tx_pos[r] = pos + skip;
+        idx = 0;
+    }
+    return &fb->slot[idx];
 }
 
-/* Sender: the slot slot_take gave holds len bytes of message: number it and hand it over. */
+/* Sender: the span slot_take gave holds len bytes of message: number it and hand it over. */
 static inline void slot_publish(int r, shm_fslot_t * slot, size_t len)
 {
     uint32_t pos = shm_state.tx_pos[r];
@@ -53,22 +76,24 @@ static inline void slot_publish(int r, shm_fslot_t * slot, size_t len)
     slot->len = (uint32_t) len;
     slot->seq = shm_state.tx_seq[r]++;
     atomic_store_explicit(&slot->stamp, pos + 1, memory_order_release);
-    shm_state.tx_pos[r] = pos + 1;
+    shm_state.tx_pos[r] = pos + span_slots(len);
 }
 
 int shm_send_inline(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t len)
 {
     shm_vc_t *s = shm_vc(vc);
     shm_fslot_t *slot;
+    char *dst;
 
-    if (s->wq_head || shm_state.fboxes == NULL || len > SHM_FBOX_DATA - sizeof(mm_pkt_t))
+    if (s->wq_head || shm_state.fboxes == NULL || len > SHM_FBOX_MSG_MAX - sizeof(mm_pkt_t))
         return 0;
-    slot = slot_take(s->local_rank);
+    slot = slot_take(s->local_rank, sizeof(mm_pkt_t) + len);
     if (slot == NULL)
         return 0;
-    memcpy(slot->data, pkt, sizeof(mm_pkt_t));
+    dst = span_data(slot);
+    memcpy(dst, pkt, sizeof(mm_pkt_t));
     if (len > 0)        /* data may be NULL then (MPI_Send(NULL, 0, ...)) */
-        memcpy(slot->data + sizeof(mm_pkt_t), data, len);
+        memcpy(dst + sizeof(mm_pkt_t), data, len);
     slot_publish(s->local_rank, slot, sizeof(mm_pkt_t) + len);
     return 1;
 }
@@ -79,16 +104,16 @@ int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent)
 {
     int mpi_errno = MPI_SUCCESS;
     int r = shm_vc(vc)->local_rank;
-    shm_fslot_t *slot = slot_take(r);
     mm_car_t *data = head->next;
-    size_t len = sizeof(mm_pkt_t);
+    size_t len = sizeof(mm_pkt_t) + (data ? mm_buf_remaining(&data->buf) : 0);
+    shm_fslot_t *slot = slot_take(r, len);
 
     *sent = 0;
     if (slot == NULL)
         return MPI_SUCCESS;
-    memcpy(slot->data, &head->pkt, sizeof(mm_pkt_t));
+    memcpy(span_data(slot), &head->pkt, sizeof(mm_pkt_t));
     if (data)
-        len += mm_buf_copy(&data->buf, slot->data + sizeof(mm_pkt_t), SHM_FBOX_DATA - len, 0);
+        mm_buf_copy(&data->buf, span_data(slot) + sizeof(mm_pkt_t), len - sizeof(mm_pkt_t), 0);
     slot_publish(r, slot, len);
     *sent = 1;
 
@@ -101,11 +126,11 @@ int shm_fbox_try_send(mm_vc_t * vc, mm_car_t * head, int *sent)
     goto fn_exit;
 }
 
-/* The slot at pos is read: the sender may fill it again. */
-static void slot_release(shm_fbox_t * fb, int src, uint32_t pos)
+/* The k slots from pos on are read: the sender may fill them again. */
+static void slot_release(shm_fbox_t * fb, int src, uint32_t pos, uint32_t k)
 {
-    shm_state.rx_pos[src] = pos + 1;
-    atomic_store_explicit(&fb->consumed, pos + 1, memory_order_release);
+    shm_state.rx_pos[src] = pos + k;
+    atomic_store_explicit(&fb->consumed, pos + k, memory_order_release);
 }
 
 /* Receiver: deliver the next slot from src if it holds the next message and nothing of
@@ -118,30 +143,43 @@ int shm_fbox_recv(int src, int *delivered)
     shm_fslot_t *slot;
     mm_vc_t *vc;
     mm_pkt_t pkt;
-    uint32_t len;
+    uint32_t len, k;
 
     *delivered = 0;
     if (shm_state.fboxes == NULL)
         return MPI_SUCCESS;
     fb = shm_fbox(src, shm_state.my_local);
     slot = &fb->slot[pos & (shm_state.fbox_slots - 1)];
-    if (atomic_load_explicit(&slot->stamp, memory_order_acquire) != pos + 1 ||
-        slot->seq != shm_state.rx_seq[src])
+    if (atomic_load_explicit(&slot->stamp, memory_order_acquire) != pos + 1)
+        return MPI_SUCCESS;
+    len = slot->len;    /* read once: the sender can write the slot */
+    if (len == SHM_FSLOT_SKIP) {
+        /* The rest of the ring held no message; the next is at its start. */
+        slot_release(fb, src, pos, shm_state.fbox_slots - (pos & (shm_state.fbox_slots - 1)));
+        *delivered = 1;
+        return MPI_SUCCESS;
+    }
+    if (slot->seq != shm_state.rx_seq[src])
         return MPI_SUCCESS;
     mpi_errno = shm_peer_vc(src, &vc);
     MPIR_ERR_CHECK(mpi_errno);
     if (vc->rdata)
         goto fn_exit;   /* the previous message's payload is still in the queue */
-    len = slot->len;    /* read once: the sender can write the slot */
-    MPIR_ERR_CHKANDJUMP3(len < sizeof(mm_pkt_t) || len > SHM_FBOX_DATA, mpi_errno,
-                         MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d", vc->lpid, -1,
-                         -1);
+    k = span_slots(len);
+    MPIR_ERR_CHKANDJUMP3(len < sizeof(mm_pkt_t) || len > SHM_FBOX_MSG_MAX ||
+                         (pos & (shm_state.fbox_slots - 1)) + k > shm_state.fbox_slots,
+                         mpi_errno, MPI_ERR_OTHER, "**mm|badpkt", "**mm|badpkt %d %d %d",
+                         vc->lpid, -1, -1);
     shm_state.rx_seq[src]++;
     /* The envelope is copied out of memory the sender can still write; the payload is
      * read where it lies (a sender that changes it only garbles its own message). */
-    memcpy(&pkt, slot->data, sizeof(mm_pkt_t));
-    mpi_errno = mm_cq_deliver(vc, &pkt, slot->data + sizeof(mm_pkt_t), len - sizeof(mm_pkt_t));
-    slot_release(fb, src, pos);
+    memcpy(&pkt, span_data(slot), sizeof(mm_pkt_t));
+    mpi_errno = mm_cq_deliver(vc, &pkt, span_data(slot) + sizeof(mm_pkt_t),
+                              len - sizeof(mm_pkt_t));
+    /* Stamp words the payload covered get a value of the wrong residue (see SPANS). */
+    for (uint32_t i = 1; i < k; i++)
+        atomic_store_explicit(&slot[i].stamp, pos + i, memory_order_relaxed);
+    slot_release(fb, src, pos, k);
     *delivered = 1;
 
   fn_exit:
