@@ -16,7 +16,9 @@
  *       acc, gacc MPI_Accumulate / MPI_Get_accumulate (MPI_SUM) of SIZE bytes of MPI_CHAR
  *                 ("char") and of MPI_DOUBLE ("double") + MPI_Win_flush, in lock_all, at
  *                 8 B, 1 KiB, 64 KiB and 1 MiB (us)
- *       allreduce MPI_Allreduce of one double on all ranks (us)
+ *       allreduce MPI_Allreduce (MPI_SUM) of SIZE bytes of MPI_DOUBLE on all ranks, each
+ *                 call followed by a barrier that is not timed; the slowest rank's mean
+ *                 time per call, at 8 B, 1 KiB, 64 KiB, 1 MiB and 16 MiB (us)
  *       bcast     MPI_Bcast of SIZE bytes from rank 0, each call followed by a barrier
  *                 that is not timed; the slowest rank's mean time per call, at 8 B,
  *                 1 KiB, 64 KiB, 1 MiB and 16 MiB (us)
@@ -144,16 +146,22 @@ static double op_msgrate(long iters, size_t bytes)
     return op_bw(iters, 8) * 1e6 / 8.0;
 }
 
+static char *bcast_buf, *reduce_out;
+
 static double op_allreduce(long iters, size_t bytes)
 {
-    double in = rank, out;
-    double t = MPI_Wtime();
-    for (long i = 0; i < iters; i++)
-        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    return (MPI_Wtime() - t) * 1e6 / iters;
+    double sum = 0, t, worst;
+    for (long i = 0; i < iters; i++) {
+        t = MPI_Wtime();
+        MPI_Allreduce(bcast_buf, reduce_out, (int) (bytes / sizeof(double)), MPI_DOUBLE,
+                      MPI_SUM, MPI_COMM_WORLD);
+        sum += MPI_Wtime() - t;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    sum = sum * 1e6 / iters;
+    MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
 }
-
-static char *bcast_buf;
 
 static double op_bcast(long iters, size_t bytes)
 {
@@ -340,7 +348,13 @@ int main(int argc, char **argv)
     } else if (!strcmp(test, "msgrate")) {
         measure(test, "-", 8, op_msgrate);
     } else if (!strcmp(test, "allreduce")) {
-        measure(test, "-", 8, op_allreduce);
+        static const size_t sizes[] = { 8, 1024, 65536, 1 << 20, 16 << 20 };
+        bcast_buf = calloc(16 << 20, 1);
+        reduce_out = calloc(16 << 20, 1);
+        for (int i = 0; i < 5; i++)
+            measure(test, "-", sizes[i], op_allreduce);
+        free(bcast_buf);
+        free(reduce_out);
     } else if (!strcmp(test, "bcast")) {
         static const size_t sizes[] = { 8, 1024, 65536, 1 << 20, 16 << 20 };
         bcast_buf = calloc(16 << 20, 1);

@@ -28,6 +28,7 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mm_xfer.h               \
     src/mpid/mm/include/mm_engine.h             \
     src/mpid/mm/include/mm_subsys.h             \
+    src/mpid/mm/src/mm_vc_table.h               \
     src/mpid/mm/rma/mm_rma_wire.h               \
     src/mpid/mm/rma/mm_rma.h
 
@@ -45,6 +46,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_xfer_graph.c             \
     src/mpid/mm/src/mm_xfer_mpix.c              \
     src/mpid/mm/coll/mm_bcast.c                 \
+    src/mpid/mm/coll/mm_allreduce.c             \
     src/mpid/mm/src/mm_recvq.c                  \
     src/mpid/mm/src/mm_cq.c                     \
     src/mpid/mm/src/mm_proto_send.c             \

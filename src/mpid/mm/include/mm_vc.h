@@ -65,14 +65,9 @@ int mm_vc_close_all(void);
 int mm_vc_finalize(void);
 /* The VC of lpid, bound to its method (selected and connected on first use). */
 int mm_vc_get(int lpid, mm_vc_t ** vc_out);
-/* The VC of lpid as it is, bound or not (lpid must exist). Inline: every send and
- * blocking receive looks its peer up. */
-extern mm_vc_t *mm_world_vcs;   /* lpid 0..MPIR_Process.size-1 */
-mm_vc_t *mm_vc_dyn_at(int lpid);        /* lpid MPIR_Process.size and up */
-static inline mm_vc_t *mm_vc_at(int lpid)
-{
-    return likely(lpid < MPIR_Process.size) ? &mm_world_vcs[lpid] : mm_vc_dyn_at(lpid);
-}
+/* The VC of lpid as it is, bound or not (lpid must exist). The engine's send and receive
+ * paths use src/mm_vc_table.h's inline form of it. */
+mm_vc_t *mm_vc_at(int lpid);
 /* Number of lpids in use: world ranks, then dynamic VCs. */
 int mm_vc_count(void);
 /* The lpid of the process gpid names, creating a dynamic VC for a process of another job

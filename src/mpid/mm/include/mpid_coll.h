@@ -6,7 +6,8 @@
  * and MPID_<Coll>_init (persistent) when MPIR_CVAR_DEVICE_COLLECTIVES hands a collective to
  * the device, which is the default ("percoll" with every per-collective CVAR true). mm's own
  * algorithms live in coll/ (MPI_Bcast and MPI_Ibcast from MPIR_CVAR_MM_BCAST_PIPELINE_MIN
- * bytes, as an xfer pipeline); every other collective here runs MPIR's algorithm selection
+ * bytes, as an xfer pipeline; MPI_Allreduce from MPIR_CVAR_MM_ALLREDUCE_GET_MIN bytes, by
+ * single-copy reads); every other collective here runs MPIR's algorithm selection
  * (MPIR_<Coll>_impl), whose point-to-point steps come back to mm as MPID_Send_coll,
  * MPID_Isend_coll, MPID_Irecv and friends. MPIR creates a persistent collective as a request of
  * kind MPIR_REQUEST_KIND__PREQUEST_COLL; that kind is all MPID_Startall needs to recognise it
@@ -25,6 +26,9 @@ MPL_STATIC_INLINE_PREFIX int MPID_Barrier(MPIR_Comm *comm_ptr, MPIR_Errflag_t *e
     return MPIR_Barrier_impl(comm_ptr, errflag);
 }
 
+/* coll/mm_allreduce.c: large allreduces by single-copy reads, the rest through MPIR */
+int mm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype datatype,
+                      MPI_Op op, MPIR_Comm * comm, MPIR_Errflag_t * errflag);
 /* coll/mm_bcast.c: large broadcasts as an xfer pipeline, the rest through MPIR */
 int mm_coll_bcast(void *buffer, MPI_Aint count, MPI_Datatype datatype, int root,
                   MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag);
@@ -134,7 +138,7 @@ MPL_STATIC_INLINE_PREFIX int MPID_Allreduce(const void *sendbuf, void *recvbuf, 
                                             MPI_Datatype datatype, MPI_Op op, MPIR_Comm *comm_ptr,
                                             MPIR_Errflag_t *errflag)
 {
-    return MPIR_Allreduce_impl(sendbuf, recvbuf, count, datatype, op, comm_ptr, errflag);
+    return mm_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm_ptr, errflag);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPID_Reduce_scatter(const void *sendbuf, void *recvbuf,

@@ -4,6 +4,7 @@
  * involving MPI_PROC_NULL complete at once, as MPI requires.
  */
 #include "mpidimpl.h"
+#include "mm_vc_table.h"
 
 /* The fast path of a send: a small contiguous message to a bound VC whose method can take
  * it whole at once (send_inline, mm_method.h) goes out without CARs, numbered like any
@@ -15,7 +16,7 @@ static inline int send_inline(const void *buf, MPI_Aint count, MPI_Datatype data
                               int dest, int tag, MPIR_Comm * comm, int context_offset,
                               mm_vc_t ** vc_out, uint64_t * seq_out)
 {
-    mm_vc_t *vc = mm_vc_at(mm_comm_lpid(comm, dest));
+    mm_vc_t *vc = mm_vc_lookup_fast(mm_comm_lpid(comm, dest));
     MPI_Aint type_size, true_lb = 0;
     size_t data_sz = 0;
     mm_pkt_t pkt;
@@ -254,6 +255,7 @@ int MPID_Recv(void *buf, MPI_Aint count, MPI_Datatype datatype, int source, int 
      * a receive from a named peer is waited for here, by targeted polling. */
     mpi_errno = MPID_Irecv(buf, count, datatype, source, tag, comm, context_offset, request);
     if (mpi_errno == MPI_SUCCESS && source >= 0 && !MPIR_Request_is_complete(*request))
-        mpi_errno = mm_progress_wait_from(mm_vc_at(mm_comm_lpid(comm, source)), *request);
+        mpi_errno = mm_progress_wait_from(mm_vc_lookup_fast(mm_comm_lpid(comm, source)),
+                                          *request);
     return mpi_errno;
 }

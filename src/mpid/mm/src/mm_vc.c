@@ -5,8 +5,9 @@
  * mm_vc.h explains lpids and gpids.
  */
 #include "mpidimpl.h"
+#include "mm_vc_table.h"
 
-mm_vc_t *mm_world_vcs;          /* lpid 0..size-1 (mm_vc.h) */
+mm_vc_t *mm_world_vcs;          /* lpid 0..size-1 (mm_vc_table.h) */
 static mm_vc_t **dyn_vcs;       /* lpid size + i */
 static int dyn_count, dyn_cap;
 uint64_t mm_my_gpid;
@@ -83,6 +84,11 @@ mm_vc_t *mm_vc_dyn_at(int lpid)
 {
     MPIR_Assert(lpid >= MPIR_Process.size && lpid < mm_vc_count());
     return dyn_vcs[lpid - MPIR_Process.size];
+}
+
+mm_vc_t *mm_vc_at(int lpid)
+{
+    return mm_vc_lookup_fast(lpid);
 }
 
 int mm_vc_get(int lpid, mm_vc_t ** vc_out)

@@ -1,0 +1,196 @@
+/*
+ * allreduce_ops: MPI_Allreduce against a reference every process computes itself, for
+ * every predefined op on the types it applies to, a non-commutative user op on a derived
+ * type, counts 0, 1, odd, around the device's threshold (MPIR_CVAR_MM_ALLREDUCE_GET_MIN,
+ * 64 KiB) and large, with and without MPI_IN_PLACE, on several communicator shapes
+ * (world, its halves, a third of it, a reversed-rank copy, MPI_COMM_SELF).
+ *
+ * Rank r's element i is a small integer f(r, i), so sums and products are exact in every
+ * type and the reference is bitwise the result: x_0 op (x_1 op (... op x_{p-1})),
+ * computed with MPI_Reduce_local from the highest rank down (the order MPI requires for
+ * a non-commutative op; any order for the others). Large sums of small values are exact
+ * in float as long as they stay below 2^24, which p * 2 does.
+ */
+#include "mmtest.h"
+#include <stdint.h>
+
+enum kind { SIGNED, UNSIGNED, FLOATING, BYTE, PAIR, MAT };
+
+typedef struct {
+    MPI_Datatype dt;
+    const char *name;
+    enum kind kind;
+} type_t;
+
+/* Rank r's element i, from -1..1 for products (they stay small), else 0..3. */
+static int value(int r, long i, int for_prod)
+{
+    if (for_prod)
+        return (int) ((r * 7 + i * 3) % 3) - 1;
+    return (int) ((r * 5 + i * 3) % 4);
+}
+
+static void fill(const type_t * t, void *buf, long n, int r, int for_prod)
+{
+    for (long i = 0; i < n; i++) {
+        int v = value(r, i, for_prod);
+        if (t->dt == MPI_INT) ((int *) buf)[i] = v;
+        else if (t->dt == MPI_LONG) ((long *) buf)[i] = v;
+        else if (t->dt == MPI_SHORT) ((short *) buf)[i] = (short) v;
+        else if (t->dt == MPI_SIGNED_CHAR) ((signed char *) buf)[i] = (signed char) v;
+        else if (t->dt == MPI_UNSIGNED) ((unsigned *) buf)[i] = (unsigned) (v + 1);
+        else if (t->dt == MPI_UINT64_T) ((uint64_t *) buf)[i] = (uint64_t) (v + 1);
+        else if (t->dt == MPI_FLOAT) ((float *) buf)[i] = (float) v;
+        else if (t->dt == MPI_DOUBLE) ((double *) buf)[i] = v;
+        else if (t->dt == MPI_LONG_DOUBLE) {
+            long double *p = (long double *) buf + i;
+            memset(p, 0, sizeof(*p));   /* padding bytes compare too */
+            *p = v;
+        } else if (t->dt == MPI_BYTE) ((unsigned char *) buf)[i] = (unsigned char) (v * 37 + r);
+        else if (t->dt == MPI_2INT) {
+            ((int *) buf)[2 * i] = (int) ((r * 11 + i) % 5);
+            ((int *) buf)[2 * i + 1] = r;
+        } else if (t->dt == MPI_DOUBLE_INT) {
+            struct { double d; int k; } *p = (void *) ((char *) buf + i * 16);
+            memset(p, 0, 16);
+            p->d = (double) ((r * 11 + i) % 5);
+            p->k = r;
+        } else {        /* MAT: 2x2 integer matrices */
+            int *m = (int *) buf + 4 * i;
+            m[0] = (r + (int) i) % 5 + 1;
+            m[1] = r % 3;
+            m[2] = (int) (i % 7);
+            m[3] = 1;
+        }
+    }
+}
+
+/* A non-commutative op: 2x2 matrix product modulo 97, inout = in * inout. */
+static void matmul(void *in, void *inout, int *len, MPI_Datatype * dt)
+{
+    int *a = in, *b = inout;
+    for (int e = 0; e < *len; e++, a += 4, b += 4) {
+        int c0 = (a[0] * b[0] + a[1] * b[2]) % 97, c1 = (a[0] * b[1] + a[1] * b[3]) % 97;
+        int c2 = (a[2] * b[0] + a[3] * b[2]) % 97, c3 = (a[2] * b[1] + a[3] * b[3]) % 97;
+        b[0] = c0; b[1] = c1; b[2] = c2; b[3] = c3;
+    }
+}
+
+static int check_one(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opname,
+                     long count, int in_place)
+{
+    int rank, size;
+    MPI_Aint lb, extent;
+    int for_prod = op == MPI_PROD;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Type_get_extent(t->dt, &lb, &extent);
+    size_t bytes = (size_t) extent * (size_t) count;
+    char *in = malloc(bytes + 1), *out = malloc(bytes + 1), *ref = malloc(bytes + 1);
+    char *x = malloc(bytes + 1);
+
+    fill(t, in, count, rank, for_prod);
+    memset(out, 0x5a, bytes + 1);
+    if (in_place) {
+        memcpy(out, in, bytes);
+        MPI_Allreduce(MPI_IN_PLACE, out, (int) count, t->dt, op, comm);
+    } else {
+        MPI_Allreduce(in, out, (int) count, t->dt, op, comm);
+    }
+    /* The reference, from the highest rank down. */
+    fill(t, ref, count, size - 1, for_prod);
+    for (int j = size - 2; j >= 0; j--) {
+        fill(t, x, count, j, for_prod);
+        MPI_Reduce_local(x, ref, (int) count, t->dt, op);
+    }
+    int bad = -1;
+    if (t->kind == PAIR && t->dt == MPI_DOUBLE_INT) {
+        for (long i = 0; i < count && bad < 0; i++)
+            if (memcmp(out + 16 * i, ref + 16 * i, 12))
+                bad = (int) i;
+    } else if (t->dt == MPI_LONG_DOUBLE) {
+        for (long i = 0; i < count && bad < 0; i++)
+            if (((long double *) out)[i] != ((long double *) ref)[i])
+                bad = (int) i;
+    } else if (memcmp(out, ref, bytes)) {
+        for (long i = 0; i < count && bad < 0; i++)
+            if (memcmp(out + i * extent, ref + i * extent, (size_t) extent))
+                bad = (int) i;
+    }
+    CHECK(bad < 0, "comm of %d, %s %s, count %ld%s: element %d differs from the reference",
+          size, t->name, opname, count, in_place ? " (in place)" : "", bad);
+    CHECK(((unsigned char *) out)[bytes] == 0x5a, "comm of %d, %s %s, count %ld: wrote past "
+          "the end of the receive buffer", size, t->name, opname, count);
+    free(in);
+    free(out);
+    free(ref);
+    free(x);
+    return bad < 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Datatype mat;
+    MPI_Op matop;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Type_contiguous(4, MPI_INT, &mat);
+    MPI_Type_commit(&mat);
+    MPI_Op_create(matmul, 0, &matop);
+
+    type_t types[] = {
+        {MPI_INT, "int", SIGNED}, {MPI_LONG, "long", SIGNED}, {MPI_SHORT, "short", SIGNED},
+        {MPI_SIGNED_CHAR, "signed char", SIGNED}, {MPI_UNSIGNED, "unsigned", UNSIGNED},
+        {MPI_UINT64_T, "uint64_t", UNSIGNED}, {MPI_FLOAT, "float", FLOATING},
+        {MPI_DOUBLE, "double", FLOATING}, {MPI_LONG_DOUBLE, "long double", FLOATING},
+        {MPI_BYTE, "byte", BYTE}, {MPI_2INT, "2int", PAIR}, {MPI_DOUBLE_INT, "double_int", PAIR},
+        {mat, "2x2 int matrix", MAT},
+    };
+    struct { MPI_Op op; const char *name; unsigned kinds; } ops[] = {
+        {MPI_SUM, "sum", 1 << SIGNED | 1 << UNSIGNED | 1 << FLOATING},
+        {MPI_PROD, "prod", 1 << SIGNED | 1 << FLOATING},
+        {MPI_MAX, "max", 1 << SIGNED | 1 << UNSIGNED | 1 << FLOATING},
+        {MPI_MIN, "min", 1 << SIGNED | 1 << FLOATING},
+        {MPI_LAND, "land", 1 << SIGNED}, {MPI_LOR, "lor", 1 << UNSIGNED},
+        {MPI_LXOR, "lxor", 1 << SIGNED},
+        {MPI_BAND, "band", 1 << UNSIGNED | 1 << BYTE}, {MPI_BOR, "bor", 1 << BYTE},
+        {MPI_BXOR, "bxor", 1 << SIGNED | 1 << BYTE},
+        {MPI_MAXLOC, "maxloc", 1 << PAIR}, {MPI_MINLOC, "minloc", 1 << PAIR},
+        {matop, "matmul (non-commutative)", 1 << MAT},
+    };
+
+    /* Communicators: world, halves, thirds, world with ranks reversed, self. */
+    MPI_Comm comms[5];
+    int ncomms = 0;
+    comms[ncomms++] = MPI_COMM_WORLD;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &comms[ncomms++]);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 3, rank, &comms[ncomms++]);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &comms[ncomms++]);
+    comms[ncomms++] = MPI_COMM_SELF;
+
+    for (int c = 0; c < ncomms; c++) {
+        for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+            MPI_Aint lb, extent;
+            MPI_Type_get_extent(types[t].dt, &lb, &extent);
+            /* 0, 1, odd, just under and over the 64 KiB threshold, large */
+            long counts[] = { 0, 1, 17, 65536 / extent - 1, 65536 / extent + 3,
+                              (1 << 20) / extent + 7 };
+            for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+                if (!(ops[o].kinds & (1u << types[t].kind)))
+                    continue;
+                for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+                    for (int ip = 0; ip < 2; ip++)
+                        check_one(comms[c], &types[t], ops[o].op, ops[o].name, counts[k], ip);
+            }
+        }
+    }
+    for (int c = 1; c < ncomms - 1; c++)
+        MPI_Comm_free(&comms[c]);
+    MPI_Op_free(&matop);
+    MPI_Type_free(&mat);
+    return mmt_finish();
+}
