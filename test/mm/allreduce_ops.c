@@ -1,8 +1,9 @@
 /*
  * allreduce_ops: MPI_Allreduce against a reference every process computes itself, for
  * every predefined op on the types it applies to, a non-commutative user op on a derived
- * type, counts 0, 1, odd, around the device's threshold (MPIR_CVAR_MM_ALLREDUCE_GET_MIN,
- * 64 KiB) and large, with and without MPI_IN_PLACE, on several communicator shapes
+ * type, counts 0, 1, odd, around 64 KiB and large (the device's threshold,
+ * MPIR_CVAR_MM_ALLREDUCE_GET_MIN, is per process: 32 KiB slices by default; testlist runs
+ * also lower it so that every count from p elements on takes the device's path), with and without MPI_IN_PLACE, on several communicator shapes
  * (world, its halves, a third of it, a reversed-rank copy, MPI_COMM_SELF).
  *
  * Rank r's element i is a small integer f(r, i), so sums and products are exact in every
