@@ -242,24 +242,24 @@ static int local_atomic(mm_win_nic_t * nic, int op, void *addr, uint64_t operand
                                old, NULL);
 }
 
+/* The word an update works on: memory we registered (vc NULL: addr is ours), or the
+ * target's, reached through vc (addr is the target's address). */
+typedef struct {
+    MPIR_Win *win;
+    mm_vc_t *vc;
+    int target;
+    uint64_t addr;
+} nic_word_t;
+
+static int word_update(const nic_word_t * w, mm_rma_nic_fn fn, const void *ctx,
+                       uint64_t * old);
+
 int mm_rma_nic_update(MPIR_Win * win, void *addr, mm_rma_nic_fn fn, const void *ctx,
                       uint64_t * old)
 {
-    mm_win_nic_t *nic = win->dev.nic;
-    uint64_t cur, want, seen;
-    int mpi_errno = local_atomic(nic, MM_ATOMIC_FADD, addr, 0, 0, &cur);
+    nic_word_t w = { win, NULL, 0, (uintptr_t) addr };
 
-    while (mpi_errno == MPI_SUCCESS) {
-        want = fn(cur, ctx);
-        if (want == cur)
-            break;      /* nothing to write: the read was the atomic */
-        mpi_errno = local_atomic(nic, MM_ATOMIC_CSWAP, addr, want, cur, &seen);
-        if (mpi_errno || seen == cur)
-            break;
-        cur = seen;
-    }
-    *old = cur;
-    return mpi_errno;
+    return word_update(&w, fn, ctx, old);
 }
 
 typedef struct {
@@ -381,25 +381,44 @@ static int remote_atomic(MPIR_Win * win, mm_vc_t * vc, int target, uint64_t radd
     return mpi_errno;
 }
 
-/* Replace the target's word by fn(its value, ctx), remotely: a read, then compare-and-
- * swaps until one lands. */
-static int remote_update(MPIR_Win * win, mm_vc_t * vc, int target, uint64_t raddr,
-                         mm_rma_nic_fn fn, const void *ctx, uint64_t * old)
+static int word_atomic(const nic_word_t * w, int op, uint64_t operand, uint64_t compare,
+                       uint64_t * old)
+{
+    if (w->vc == NULL)
+        return local_atomic(w->win->dev.nic, op, (void *) (uintptr_t) w->addr, operand,
+                            compare, old);
+    return remote_atomic(w->win, w->vc, w->target, w->addr, op, operand, compare, old);
+}
+
+/* Replace the word by fn(its value, ctx): a read (a fetch-and-add of 0), then compare-
+ * and-swaps until one lands. The device's atomics are the only ones on the word, so the
+ * loop is atomic with every other update of it. */
+static int word_update(const nic_word_t * w, mm_rma_nic_fn fn, const void *ctx,
+                       uint64_t * old)
 {
     uint64_t cur, want, seen;
-    int mpi_errno = remote_atomic(win, vc, target, raddr, MM_ATOMIC_FADD, 0, 0, &cur);
+    int mpi_errno = word_atomic(w, MM_ATOMIC_FADD, 0, 0, &cur);
 
     while (mpi_errno == MPI_SUCCESS) {
         want = fn(cur, ctx);
         if (want == cur)
-            break;
-        mpi_errno = remote_atomic(win, vc, target, raddr, MM_ATOMIC_CSWAP, want, cur, &seen);
+            break;      /* nothing to write: the read was the atomic */
+        mpi_errno = word_atomic(w, MM_ATOMIC_CSWAP, want, cur, &seen);
         if (mpi_errno || seen == cur)
             break;
         cur = seen;
     }
     *old = cur;
     return mpi_errno;
+}
+
+/* Replace the target's word by fn(its value, ctx), remotely. */
+static int remote_update(MPIR_Win * win, mm_vc_t * vc, int target, uint64_t raddr,
+                         mm_rma_nic_fn fn, const void *ctx, uint64_t * old)
+{
+    nic_word_t w = { win, vc, target, raddr };
+
+    return word_update(&w, fn, ctx, old);
 }
 
 int mm_rma_nic_remote(MPIR_Win * win, int target, MPI_Aint disp, int op, uint64_t operand,

@@ -364,12 +364,36 @@ static void one_release(ib_atom_t * at)
     MPL_free(at);
 }
 
+/* A one-sided operation of the given kind to the word or range at addr of vc's peer, in
+ * memory the peer registered with key: *at_out, or an error for a failed VC or a key
+ * that is not an rkey. */
+static int one_new(mm_vc_t * vc, int kind, uint64_t addr, const void *key, size_t keylen,
+                   mm_car_t * car, ib_atom_t ** at_out)
+{
+    ib_atom_t *at;
+
+    *at_out = NULL;
+    if (ib_vc(vc)->failed)
+        return atomic_failed(vc->lpid, "the connection failed");
+    if (keylen != sizeof(at->rkey))
+        return atomic_failed(vc->lpid, "bad window key");
+    at = MPL_calloc(1, sizeof(*at), MPL_MEM_RMA);
+    if (at == NULL)
+        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
+                                    MPI_ERR_OTHER, "**nomem", "**nomem %s", "ib one-sided");
+    memcpy(&at->rkey, key, sizeof(at->rkey));
+    at->kind = kind;
+    at->car = car;
+    at->raddr = addr;
+    *at_out = at;
+    return MPI_SUCCESS;
+}
+
 int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keylen, void *mem,
               uint64_t operand, uint64_t compare, uint64_t * result, mm_car_t * car)
 {
-    ib_vc_t *t;
     ib_atom_t *at;
-    uint32_t rkey;
+    int mpi_errno;
 
     if (!loop.up)
         return atomic_failed(vc ? vc->lpid : MPIR_Process.rank, "no device atomics here");
@@ -377,22 +401,11 @@ int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keyle
         return atomic_failed(vc ? vc->lpid : MPIR_Process.rank, "unaligned word");
     if (vc == NULL)
         return loop_atomic(op, addr, mem, operand, compare, result);
-    t = ib_vc(vc);
-    if (t->failed)
-        return atomic_failed(vc->lpid, "the connection failed");
-    if (keylen != sizeof(rkey))
-        return atomic_failed(vc->lpid, "bad window key");
-    memcpy(&rkey, key, sizeof(rkey));
-    at = MPL_calloc(1, sizeof(*at), MPL_MEM_RMA);
-    if (at == NULL)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", "**nomem %s", "ib atomic");
-    at->kind = IB_ONE_ATOMIC;
-    at->car = car;
+    mpi_errno = one_new(vc, IB_ONE_ATOMIC, addr, key, keylen, car, &at);
+    if (mpi_errno)
+        return mpi_errno;
     at->result = result;
     at->op = op;
-    at->raddr = addr;
-    at->rkey = rkey;
     at->operand = operand;
     at->compare = compare;
     return one_start(vc, at);
@@ -401,24 +414,15 @@ int ib_atomic(mm_vc_t * vc, int op, uint64_t addr, const void *key, size_t keyle
 int ib_rdma(mm_vc_t * vc, int write, void *local, size_t len, uint64_t addr, const void *key,
             size_t keylen, mm_car_t * car, int *refused)
 {
-    ib_vc_t *t = ib_vc(vc);
     ib_atom_t *at;
-    uint32_t rkey;
+    int mpi_errno;
 
-    *refused = 0;
-    if (t->failed)
-        return atomic_failed(vc->lpid, "the connection failed");
-    if (keylen != sizeof(rkey))
-        return atomic_failed(vc->lpid, "bad window key");
-    if (len == 0 || len > IB_RDMA_MAX) {
-        *refused = 1;
+    *refused = len == 0 || len > IB_RDMA_MAX;
+    if (*refused)
         return MPI_SUCCESS;
-    }
-    memcpy(&rkey, key, sizeof(rkey));
-    at = MPL_calloc(1, sizeof(*at), MPL_MEM_RMA);
-    if (at == NULL)
-        return MPIR_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, __func__, __LINE__,
-                                    MPI_ERR_OTHER, "**nomem", "**nomem %s", "ib rdma");
+    mpi_errno = one_new(vc, write ? IB_ONE_WRITE : IB_ONE_READ, addr, key, keylen, car, &at);
+    if (mpi_errno)
+        return mpi_errno;
     /* a write only reads our buffer: no LOCAL_WRITE, so read-only memory works too */
     at->mr = ibv_reg_mr(ib_state.pd, local, len, write ? 0 : IBV_ACCESS_LOCAL_WRITE);
     if (at->mr == NULL) {
@@ -426,12 +430,8 @@ int ib_rdma(mm_vc_t * vc, int write, void *local, size_t len, uint64_t addr, con
         *refused = 1;
         return MPI_SUCCESS;
     }
-    at->kind = write ? IB_ONE_WRITE : IB_ONE_READ;
-    at->car = car;
     at->local = local;
     at->len = len;
-    at->raddr = addr;
-    at->rkey = rkey;
     return one_start(vc, at);
 }
 
