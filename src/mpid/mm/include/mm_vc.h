@@ -68,6 +68,8 @@ int mm_vc_get(int lpid, mm_vc_t ** vc_out);
 /* The VC of lpid as it is, bound or not (lpid must exist). The engine's send and receive
  * paths use src/mm_vc_table.h's inline form of it. */
 mm_vc_t *mm_vc_at(int lpid);
+/* The same for a process of another job (lpid >= MPIR_Process.size). */
+mm_vc_t *mm_vc_dyn_at(int lpid);
 /* Number of lpids in use: world ranks, then dynamic VCs. */
 int mm_vc_count(void);
 /* The lpid of the process gpid names, creating a dynamic VC for a process of another job

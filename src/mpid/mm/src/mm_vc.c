@@ -5,9 +5,8 @@
  * mm_vc.h explains lpids and gpids.
  */
 #include "mpidimpl.h"
-#include "mm_vc_table.h"
 
-mm_vc_t *mm_world_vcs;          /* lpid 0..size-1 (mm_vc_table.h) */
+mm_vc_t *mm_world_vcs;          /* lpid 0..size-1; src/mm_vc_table.h reads it inline */
 static mm_vc_t **dyn_vcs;       /* lpid size + i */
 static int dyn_count, dyn_cap;
 uint64_t mm_my_gpid;
@@ -88,7 +87,7 @@ mm_vc_t *mm_vc_dyn_at(int lpid)
 
 mm_vc_t *mm_vc_at(int lpid)
 {
-    return mm_vc_lookup_fast(lpid);
+    return lpid < MPIR_Process.size ? &mm_world_vcs[lpid] : mm_vc_dyn_at(lpid);
 }
 
 int mm_vc_get(int lpid, mm_vc_t ** vc_out)

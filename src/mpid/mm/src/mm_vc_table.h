@@ -7,8 +7,7 @@
 #ifndef MM_VC_TABLE_H_INCLUDED
 #define MM_VC_TABLE_H_INCLUDED
 
-extern mm_vc_t *mm_world_vcs;   /* lpid 0..MPIR_Process.size-1 */
-mm_vc_t *mm_vc_dyn_at(int lpid);        /* lpid MPIR_Process.size and up */
+extern mm_vc_t *mm_world_vcs;   /* lpid 0..MPIR_Process.size-1 (mm_vc.c) */
 
 static inline mm_vc_t *mm_vc_lookup_fast(int lpid)
 {
