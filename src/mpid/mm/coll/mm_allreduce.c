@@ -265,9 +265,8 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                                       mine[j].res, &len);
         MPIR_ERR_CHECK(mpi_errno);
         mine[j].res_len = (uint32_t) len;
-        mine[j].ok = mine[j].in_len > 0 && mine[j].res_len > 0;
-        if (!mine[j].ok)
-            ok = 0;
+        if (mine[j].in_len == 0 || mine[j].res_len == 0)
+            ok = 0;     /* a registration declined */
     }
     /* A process that cannot offer everything offers nothing: only its ok flag counts. */
     for (int j = 0; j < p; j++)

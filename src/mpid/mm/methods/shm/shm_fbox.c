@@ -188,24 +188,33 @@ int shm_fbox_recv(int src, int *delivered)
     goto fn_exit;
 }
 
+/* Receiver: up to max messages from src's box. The common idle case is one load, without
+ * the call: is the next slot filled at all? */
+MPL_STATIC_INLINE_PREFIX int box_take(int src, int max, int *made_progress)
+{
+    uint32_t pos = shm_state.rx_pos[src];
+    shm_fslot_t *next = &shm_fbox(src, shm_state.my_local)->slot[pos &
+                                                                (shm_state.fbox_slots - 1)];
+    int delivered = 1, mpi_errno = MPI_SUCCESS;
+
+    if (atomic_load_explicit(&next->stamp, memory_order_relaxed) != pos + 1)
+        return MPI_SUCCESS;
+    for (int n = 0; n < max && delivered && mpi_errno == MPI_SUCCESS; n++) {
+        mpi_errno = shm_fbox_recv(src, &delivered);
+        if (delivered)
+            *made_progress = 1;
+    }
+    return mpi_errno;
+}
+
 /* Receiver, targeted polling (mm_method.h): vc's box alone, and the cell queue when it
  * holds anything (a larger message from vc comes that way). The idle case is one load. */
 int shm_poll_vc(mm_vc_t * vc, int *made_progress)
 {
-    int src = shm_vc(vc)->local_rank, delivered = 0, mpi_errno = MPI_SUCCESS;
+    int mpi_errno = MPI_SUCCESS;
 
-    if (shm_state.fboxes) {
-        uint32_t pos = shm_state.rx_pos[src];
-        shm_fslot_t *next = &shm_fbox(src, shm_state.my_local)->slot[pos &
-                                                                    (shm_state.fbox_slots -
-                                                                     1)];
-
-        if (atomic_load_explicit(&next->stamp, memory_order_relaxed) == pos + 1) {
-            mpi_errno = shm_fbox_recv(src, &delivered);
-            if (delivered)
-                *made_progress = 1;
-        }
-    }
+    if (shm_state.fboxes)
+        mpi_errno = box_take(shm_vc(vc)->local_rank, 1, made_progress);
     if (mpi_errno == MPI_SUCCESS &&
         atomic_load_explicit(&shm_state.ranks[shm_state.my_local].recvq.head,
                              memory_order_relaxed) != SHM_NIL)
@@ -224,24 +233,8 @@ int shm_fbox_poll(int *made_progress)
 
     if (shm_state.fboxes == NULL)
         return MPI_SUCCESS;
-    for (int src = 0; src < shm_state.nlocal; src++) {
-        uint32_t pos = shm_state.rx_pos[src];
-        shm_fslot_t *next = &shm_fbox(src, shm_state.my_local)->slot[pos &
-                                                                    (shm_state.fbox_slots - 1)];
-        int delivered = 1;
-
-        if (src == shm_state.my_local)
-            continue;
-        /* The common idle case without the call: is the next slot filled at all? */
-        if (atomic_load_explicit(&next->stamp, memory_order_relaxed) != pos + 1)
-            continue;
-        for (int n = 0; n < SHM_FBOX_BATCH && delivered; n++) {
-            mpi_errno = shm_fbox_recv(src, &delivered);
-            if (mpi_errno)
-                return mpi_errno;
-            if (delivered)
-                *made_progress = 1;
-        }
-    }
+    for (int src = 0; src < shm_state.nlocal && mpi_errno == MPI_SUCCESS; src++)
+        if (src != shm_state.my_local)
+            mpi_errno = box_take(src, SHM_FBOX_BATCH, made_progress);
     return mpi_errno;
 }
