@@ -50,6 +50,10 @@ TESTS = [
     ("allreduce", 8, []),
     ("bcast", 4, []),
     ("bcast", 8, []),
+    ("reduce", 4, []),
+    ("reduce", 8, []),
+    ("allgather", 4, []),
+    ("allgather", 8, []),
 ]
 QUICK_TESTS = [t for t in TESTS if t[0] in ("latency", "bw", "fop", "allreduce")]
 
@@ -58,7 +62,7 @@ TABLE_SIZES = {0, 8, 64, 1024, 8192, 65536, 262144, 1 << 20, 4 << 20}
 HIGHER_IS_BETTER = {"bw", "bibw", "msgrate"}
 UNITS = {"latency": "us", "bw": "MB/s", "bibw": "MB/s", "msgrate": "msg/s", "put": "us",
          "get": "us", "fop": "us", "cas": "us", "rmw": "us", "acc": "us", "gacc": "us",
-         "allreduce": "us", "bcast": "us"}
+         "allreduce": "us", "bcast": "us", "reduce": "us", "allgather": "us"}
 
 
 def log(msg):

@@ -1,10 +1,16 @@
 /*
- * allreduce_ops: MPI_Allreduce against a reference every process computes itself, for
+ * allreduce_ops: MPI_Allreduce, and MPI_Reduce to the first and the last rank, against a
+ * reference every process computes itself (a reduce's non-roots check that their receive
+ * buffer was left alone), for
  * every predefined op on the types it applies to, a non-commutative user op on a derived
- * type, counts 0, 1, odd, around 64 KiB and large (the device's threshold,
- * MPIR_CVAR_MM_ALLREDUCE_GET_MIN, is per process: 32 KiB slices by default; testlist runs
- * also lower it so that every count from p elements on takes the device's path), with and without MPI_IN_PLACE, on several communicator shapes
- * (world, its halves, a third of it, a reversed-rank copy, MPI_COMM_SELF).
+ * type, counts 0, 1, odd, around 64 KiB and large (over 1 MiB: several rounds through
+ * the node segment, whose area holds 4 MiB / 2p bytes of each process per round), with
+ * and without MPI_IN_PLACE, on several communicator shapes (world, its halves, a third of
+ * it, a reversed-rank copy, MPI_COMM_SELF). On one node every count from 1 takes the node
+ * segment (MPIR_CVAR_MM_REDUCE_SHM_MIN); testlist runs switch it off or raise it to
+ * cover the algorithm by reads (MPIR_CVAR_MM_ALLREDUCE_GET_MIN, per process: 32 KiB slices
+ * by default, lowered so that every count from p elements on takes it) and MPIR's, and
+ * run it on fake nodes (MPIR_CVAR_NUM_CLIQUES) and over tcp.
  *
  * Rank r's element i is a small integer f(r, i), so sums and products are exact in every
  * type and the reference is bitwise the result: x_0 op (x_1 op (... op x_{p-1})),
@@ -77,8 +83,10 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype * dt)
     }
 }
 
+/* MPI_Allreduce (root < 0) or MPI_Reduce to root; with MPI_IN_PLACE where the result
+ * goes (a reduce's non-roots pass their input as usual). */
 static int check_one(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opname,
-                     long count, int in_place)
+                     long count, int in_place, int root)
 {
     int rank, size;
     MPI_Aint lb, extent;
@@ -93,7 +101,26 @@ static int check_one(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opn
 
     fill(t, in, count, rank, for_prod);
     memset(out, 0x5a, bytes + 1);
-    if (in_place) {
+    if (root >= 0) {
+        if (in_place && rank == root) {
+            memcpy(out, in, bytes);
+            MPI_Reduce(MPI_IN_PLACE, out, (int) count, t->dt, op, root, comm);
+        } else {
+            MPI_Reduce(in, out, (int) count, t->dt, op, root, comm);
+        }
+        if (rank != root) {     /* nothing to compare; the buffer must be untouched */
+            int touched = 0;
+            for (size_t k = 0; k <= bytes; k++)
+                touched |= ((unsigned char *) out)[k] != 0x5a;
+            CHECK(!touched, "comm of %d, %s %s, count %ld: MPI_Reduce to %d wrote into a "
+                  "non-root's receive buffer", size, t->name, opname, count, root);
+            free(in);
+            free(out);
+            free(ref);
+            free(x);
+            return !touched;
+        }
+    } else if (in_place) {
         memcpy(out, in, bytes);
         MPI_Allreduce(MPI_IN_PLACE, out, (int) count, t->dt, op, comm);
     } else {
@@ -119,8 +146,9 @@ static int check_one(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opn
             if (memcmp(out + i * extent, ref + i * extent, (size_t) extent))
                 bad = (int) i;
     }
-    CHECK(bad < 0, "comm of %d, %s %s, count %ld%s: element %d differs from the reference",
-          size, t->name, opname, count, in_place ? " (in place)" : "", bad);
+    CHECK(bad < 0, "comm of %d, %s %s, count %ld%s%s: element %d differs from the reference",
+          size, t->name, opname, count, in_place ? " (in place)" : "",
+          root >= 0 ? " (MPI_Reduce)" : "", bad);
     CHECK(((unsigned char *) out)[bytes] == 0x5a, "comm of %d, %s %s, count %ld: wrote past "
           "the end of the receive buffer", size, t->name, opname, count);
     free(in);
@@ -184,8 +212,17 @@ int main(int argc, char **argv)
                 if (!(ops[o].kinds & (1u << types[t].kind)))
                     continue;
                 for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
-                    for (int ip = 0; ip < 2; ip++)
-                        check_one(comms[c], &types[t], ops[o].op, ops[o].name, counts[k], ip);
+                    for (int ip = 0; ip < 2; ip++) {
+                        int csize;
+                        MPI_Comm_size(comms[c], &csize);
+                        check_one(comms[c], &types[t], ops[o].op, ops[o].name, counts[k], ip,
+                                  -1);
+                        /* MPI_Reduce to the first and to the last rank */
+                        check_one(comms[c], &types[t], ops[o].op, ops[o].name, counts[k], ip,
+                                  0);
+                        check_one(comms[c], &types[t], ops[o].op, ops[o].name, counts[k], ip,
+                                  csize - 1);
+                    }
             }
         }
     }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # allreduce_paths: MPI_Allreduce gives the reference result (allreduce_ops.c) on each path
-# the device's slice-owner algorithm (coll/mm_allreduce.c) can take or refuse: taken (4
+# the device's slice-owner algorithm by reads (coll/mm_allreduce.c; on one node it runs
+# only with the node segment's path switched off, as here) can take or refuse: taken (4
 # processes of a node, CMA allowed); refused by one process only (its
 # MPIR_CVAR_MM_SHM_CMA=0: its registrations decline, and every process must agree to run
 # MPIR's algorithm instead); refused by the kernel at the first read (cma_shim.c denies
@@ -11,6 +12,7 @@ gcc -O2 -shared -fPIC -o "$bin/cma_shim.so" "$MM_TEST_SRC/cma_shim.c" -ldl || ex
 "$MM_PREFIX/bin/mpicc" -O2 -I"$MM_TEST_SRC" -o "$bin/allreduce_ops" "$MM_TEST_SRC/allreduce_ops.c" || exit 1
 asan_rt=$(ldd "$MM_PREFIX/lib/libmpich.so.12" | awk '/libasan/ { print $3 }')
 fail=0
+export MPIR_CVAR_MM_REDUCE_SHM_MIN=-1
 
 check() {   # check NAME OUTPUT-FILE
     if grep -q "No Errors" "$2"; then echo "allreduce_paths: $1: ok"

@@ -1,7 +1,10 @@
 /*
- * bcast_pipeline: MPI_Bcast at the sizes the device runs as an xfer pipeline
- * (coll/mm_bcast.c: a binary tree from MPIR_CVAR_MM_BCAST_PIPELINE_MIN bytes, a chain from
- * MPIR_CVAR_MM_BCAST_CHAIN_MIN), and just below them (MPIR's algorithms), on
+ * bcast_pipeline: MPI_Bcast at the sizes the device takes (coll/mm_bcast.c): on one node
+ * through the communicator's node segment from MPIR_CVAR_MM_BCAST_SHM_MIN bytes (packed
+ * and unpacked for the noncontiguous types; the largest sizes wrap its ring); across
+ * nodes, and for MPI_Ibcast, as an xfer pipeline (a binary tree from
+ * MPIR_CVAR_MM_BCAST_PIPELINE_MIN bytes, a chain from MPIR_CVAR_MM_BCAST_CHAIN_MIN); and
+ * just below them (MPIR's algorithms), on
  * MPI_COMM_WORLD and on communicators of 1, 2, 3 and NP-1 processes split from it, from
  * every root, with a contiguous type, a strided vector (staged chunks) and a struct of
  * mixed types; counts 0, 1 and odd ones. Every receiver checks every byte of its buffer
@@ -104,7 +107,7 @@ int main(int argc, char **argv)
 {
     int wrank, wsize;
     MPI_Datatype vec, mixed, mixed_r;
-    long pmin = 65536, cmin = 2097152;
+    long pmin = 65536, cmin = 2097152, smin = 1024;
     const char *e;
 
     MPI_Init(&argc, &argv);
@@ -114,6 +117,8 @@ int main(int argc, char **argv)
         pmin = atol(e);
     if ((e = getenv("MPIR_CVAR_MM_BCAST_CHAIN_MIN")))
         cmin = atol(e);
+    if ((e = getenv("MPIR_CVAR_MM_BCAST_SHM_MIN")))
+        smin = atol(e);
 
     MPI_Type_vector(3, 2, 5, MPI_INT, &vec);   /* 24 bytes over an extent of 52 */
     MPI_Type_commit(&vec);
@@ -141,9 +146,9 @@ int main(int argc, char **argv)
              * chain; and streams whose last chunk is short enough to go eagerly and
              * overtake the rendezvous chunk before it (forwarders must keep the order) */
             long sizes[] = { 0, 1, pmin - 1, pmin, pmin + 4097, 3 * pmin + 1, cmin + 12345,
-                491520 + 1000, 5 * 491520 + 100
+                491520 + 1000, 5 * 491520 + 100, smin - 1, smin
             };
-            for (int s = 0; s < 9; s++) {
+            for (int s = 0; s < 11; s++) {
                 if (sizes[s] < 0)
                     continue;
                 one(comm, MPI_BYTE, 1, sizes[s], root, round + s);

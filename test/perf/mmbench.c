@@ -21,7 +21,12 @@
  *                 time per call, at 8 B, 1 KiB, 64 KiB, 1 MiB and 16 MiB (us)
  *       bcast     MPI_Bcast of SIZE bytes from rank 0, each call followed by a barrier
  *                 that is not timed; the slowest rank's mean time per call, at 8 B,
- *                 1 KiB, 64 KiB, 1 MiB and 16 MiB (us)
+ *                 1 KiB, 64 KiB, 1 MiB and 16 MiB (us). Variant "stream": calls back to
+ *                 back, one barrier after them all, timed; the slowest rank's time per
+ *                 call (a root that may return before the others have the data pays for
+ *                 it here)
+ *       reduce    MPI_Reduce (MPI_SUM) of SIZE bytes of MPI_DOUBLE to rank 0, as allreduce
+ *       allgather MPI_Allgather of SIZE bytes per rank, as allreduce
  *
  * Each point is measured in `rounds` rounds (default 15) after 2 warm-up rounds; a round
  * runs enough iterations to last about 20 ms. Printed per point, from rank 0:
@@ -169,6 +174,47 @@ static double op_bcast(long iters, size_t bytes)
     for (long i = 0; i < iters; i++) {
         t = MPI_Wtime();
         MPI_Bcast(bcast_buf, (int) bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        sum += MPI_Wtime() - t;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    sum = sum * 1e6 / iters;
+    MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static double op_bcast_stream(long iters, size_t bytes)
+{
+    double t = MPI_Wtime(), worst;
+    for (long i = 0; i < iters; i++)
+        MPI_Bcast(bcast_buf, (int) bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = (MPI_Wtime() - t) * 1e6 / iters;
+    MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static double op_reduce(long iters, size_t bytes)
+{
+    double sum = 0, t, worst;
+    for (long i = 0; i < iters; i++) {
+        t = MPI_Wtime();
+        MPI_Reduce(bcast_buf, reduce_out, (int) (bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM,
+                   0, MPI_COMM_WORLD);
+        sum += MPI_Wtime() - t;
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    sum = sum * 1e6 / iters;
+    MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return worst;
+}
+
+static double op_allgather(long iters, size_t bytes)
+{
+    double sum = 0, t, worst;
+    for (long i = 0; i < iters; i++) {
+        t = MPI_Wtime();
+        MPI_Allgather(bcast_buf, (int) bytes, MPI_BYTE, reduce_out, (int) bytes, MPI_BYTE,
+                      MPI_COMM_WORLD);
         sum += MPI_Wtime() - t;
         MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -360,7 +406,19 @@ int main(int argc, char **argv)
         bcast_buf = calloc(16 << 20, 1);
         for (int i = 0; i < 5; i++)
             measure(test, "-", sizes[i], op_bcast);
+        for (int i = 0; i < 5; i++)
+            measure(test, "stream", sizes[i], op_bcast_stream);
         free(bcast_buf);
+    } else if (!strcmp(test, "reduce") || !strcmp(test, "allgather")) {
+        static const size_t sizes[] = { 8, 1024, 65536, 1 << 20, 16 << 20 };
+        int gather = !strcmp(test, "allgather"), np;
+        MPI_Comm_size(MPI_COMM_WORLD, &np);
+        bcast_buf = calloc(16 << 20, 1);
+        reduce_out = calloc((size_t) (gather ? np : 1) * (16 << 20), 1);
+        for (int i = 0; i < 5; i++)
+            measure(test, "-", sizes[i], gather ? op_allgather : op_reduce);
+        free(bcast_buf);
+        free(reduce_out);
     } else {
         /* An MPI without RMA (or one whose windows fail here) gets a line saying so, not a
          * crash that would hide the other results of the run. */

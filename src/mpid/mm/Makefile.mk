@@ -30,6 +30,7 @@ noinst_HEADERS +=                               \
     src/mpid/mm/include/mm_subsys.h             \
     src/mpid/mm/src/mm_vc_table.h               \
     src/mpid/mm/rma/mm_rma_wire.h               \
+    src/mpid/mm/coll/mm_coll.h                  \
     src/mpid/mm/rma/mm_rma.h
 
 mpi_core_sources +=                             \
@@ -47,6 +48,9 @@ mpi_core_sources +=                             \
     src/mpid/mm/src/mm_xfer_mpix.c              \
     src/mpid/mm/coll/mm_bcast.c                 \
     src/mpid/mm/coll/mm_allreduce.c             \
+    src/mpid/mm/coll/mm_coll_read.c             \
+    src/mpid/mm/coll/mm_coll_seg.c              \
+    src/mpid/mm/coll/mm_allgather.c             \
     src/mpid/mm/src/mm_recvq.c                  \
     src/mpid/mm/src/mm_cq.c                     \
     src/mpid/mm/src/mm_proto_send.c             \

@@ -17,6 +17,7 @@ int MPID_Init(int requested, int *provided)
     mm_cancel_init();
     mm_part_init();
     mm_rma_init();
+    mm_coll_init();
     return mm_engine_init(requested, provided);
 }
 

@@ -1,6 +1,9 @@
 /*
- * MPI_Allreduce by single-copy reads (the methods' get(), mm_method.h), for the sizes where
- * it beats MPIR's algorithms; everything else goes to MPIR_Allreduce_impl.
+ * MPI_Allreduce in the device, for the cases where its algorithms beat MPIR's; everything
+ * else goes to MPIR_Allreduce_impl. On one node: through the communicator's node segment
+ * (THROUGH THE NODE SEGMENT below), from MPIR_CVAR_MM_REDUCE_SHM_MIN bytes. Elsewhere,
+ * where every peer is reached by a method that can read its memory: by single-copy reads
+ * (the methods' get(), mm_method.h), as follows.
  *
  * Why: MPIR's algorithms for large vectors (reduce-scatter + allgather, recursive
  * doubling) take 2 log p or 2 (p - 1) rounds of messages, each a synchronisation and, on
@@ -48,6 +51,7 @@
  * when slices are small and processes many, hence a threshold per slice.
  */
 #include "mpidimpl.h"
+#include "mm_coll.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -68,6 +72,20 @@ cvars:
         reads the others' slices); smaller ones, and any the device cannot take, use
         MPIR's algorithms. -1: never.
 
+    - name        : MPIR_CVAR_MM_REDUCE_SHM_MIN
+      category    : MM
+      type        : int
+      default     : 0
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Bytes from which MPI_Allreduce and MPI_Reduce on an intracommunicator of two or
+        more processes, all on one node, with a datatype whose elements are contiguous and
+        gapless, run through the communicator's node segment (every process copies its
+        input in and reduces one slice of it from all inputs; the result is copied out;
+        the segment is made at the first such call on a communicator). -1: never.
+
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
 
@@ -79,16 +97,11 @@ typedef struct ar_offer {
     char res[MM_RNDV_DATA_MAX]; /* slice r of the result, for every peer */
 } ar_offer_t;
 
-typedef struct ar_state {
-    int pending;                /* reads not complete yet */
-} ar_state_t;
-
 /* Per peer: the views registered for it and the read from it. */
 typedef struct ar_peer {
     mm_vc_t *vc;
     mm_buf_t in_view, res_view;
-    mm_car_t car;
-    ar_state_t *st;             /* the allreduce the read belongs to */
+    mm_coll_read_t rd;          /* the read from it */
 } ar_peer_t;
 
 /* Staging memory (the slice being reduced, the slice read, the in-place copy), kept from
@@ -135,14 +148,6 @@ static void stage_give(char *buf, int own)
         stage_busy = 0;
 }
 
-static int read_done(mm_car_t * car)
-{
-    ar_peer_t *pr = (ar_peer_t *) ((char *) car - offsetof(ar_peer_t, car));
-
-    pr->st->pending--;
-    return MPI_SUCCESS;
-}
-
 /* Elements of slice i of count elements in p slices, and where it starts. */
 static void slice_of(MPI_Aint count, int p, int i, MPI_Aint * first, MPI_Aint * n)
 {
@@ -150,39 +155,6 @@ static void slice_of(MPI_Aint count, int p, int i, MPI_Aint * first, MPI_Aint * 
 
     *n = base + (i < extra);
     *first = i * base + MPL_MIN(i, extra);
-}
-
-/* Read len bytes from peer pr (its offer rndv) into dst; *refused when the method cannot
- * read that peer's memory. The read completes now or from progress (pending). */
-static int read_from(ar_state_t * st, ar_peer_t * pr, const char *rndv, uint32_t rndv_len,
-                     void *dst, size_t len, int *refused)
-{
-    int mpi_errno;
-
-    memset(&pr->car, 0, sizeof(pr->car));
-    pr->st = st;
-    pr->car.kind = MM_CAR_DATA;
-    pr->car.dir = MM_CAR_READ;
-    pr->car.vc = pr->vc;
-    pr->car.done = read_done;
-    mm_buf_init_contig(&pr->car.buf, dst, len);
-    st->pending++;
-    mpi_errno = pr->vc->method->get(&pr->car, rndv, rndv_len, refused);
-    if (mpi_errno || *refused)
-        st->pending--;
-    return mpi_errno;
-}
-
-static int wait_reads(ar_state_t * st)
-{
-    int mpi_errno = MPI_SUCCESS;
-    MPID_Progress_state state;
-
-    MPID_Progress_start(&state);
-    while (st->pending > 0 && mpi_errno == MPI_SUCCESS)
-        mpi_errno = MPID_Progress_wait(&state);
-    MPID_Progress_end(&state);
-    return mpi_errno;
 }
 
 /* Is the device path possible here, as far as this process can tell from the arguments
@@ -219,7 +191,7 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
     ar_offer_t *mine = NULL, *theirs = NULL;
     char *acc = NULL, *tmp = NULL, *saved = NULL, *staging = NULL;
     int own_staging = 0;
-    ar_state_t st = { 0 };
+    int pending = 0;            /* reads not complete yet */
     int wrote = 0;              /* slice r of the result buffer holds the result */
 
     *fallback = 0;
@@ -287,10 +259,10 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
         if (j == r) {
             x = (char *) in + my_first * esz;
         } else {
-            mpi_errno = read_from(&st, &peers[j], theirs[j].in, theirs[j].in_len, x,
-                                  my_n * esz, &refused);
-            if (mpi_errno == MPI_SUCCESS && !refused)
-                mpi_errno = wait_reads(&st);
+            mpi_errno = mm_coll_read_start(&peers[j].rd, peers[j].vc, &pending, theirs[j].in,
+                                           theirs[j].in_len, x, my_n * esz, &refused);
+            if (mpi_errno == MPI_SUCCESS)
+                mpi_errno = mm_coll_read_wait(&pending);
             MPIR_ERR_CHECK(mpi_errno);
             if (refused) {
                 ok = 0;
@@ -330,14 +302,15 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
         if (j == r)
             continue;
         slice_of(count, p, j, &first, &n);
-        mpi_errno = read_from(&st, &peers[j], theirs[j].res, theirs[j].res_len,
-                              res + first * esz, n * esz, &refused);
+        mpi_errno = mm_coll_read_start(&peers[j].rd, peers[j].vc, &pending, theirs[j].res,
+                                       theirs[j].res_len, res + first * esz, n * esz,
+                                       &refused);
         MPIR_ERR_CHECK(mpi_errno);
         /* The same peers' memory was read in step 2: a refusal now is an error. */
         MPIR_ERR_CHKANDJUMP1(refused, mpi_errno, MPI_ERR_OTHER, "**mm|coll_get",
                              "**mm|coll_get %d", j);
     }
-    mpi_errno = wait_reads(&st);
+    mpi_errno = mm_coll_read_wait(&pending);
     MPIR_ERR_CHECK(mpi_errno);
 
     /* 5. Nobody leaves while a peer may still read its memory. */
@@ -362,17 +335,140 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
     goto fn_exit;
 }
 
+/*
+ * THROUGH THE NODE SEGMENT (mm_coll.h, its area), for MPI_Allreduce and MPI_Reduce alike:
+ * the vector goes in rounds of `region` bytes. In round G, on set G % 2 of the area,
+ * process r
+ *   1. copies its part of the round's input into its region r, and passes stage 1;
+ *   2. once all have, reduces slice r of the round (slice_of) from the highest region
+ *      down into region p - 1, in place: acc = x_j op acc for j = p - 2 ... 0, the order
+ *      MPI allows for any op; slice r of every region is read and written by r alone;
+ *      then passes stage 2;
+ *   3. once all have, copies region p - 1, the round's whole result, out: every process
+ *      for an allreduce, the root alone for a reduce (the others go on without waiting).
+ * A round of at most SEG_SMALL bytes has no stage 2: after stage 1 every process that
+ * wants the result reduces the whole round itself, in the same order, straight into its
+ * output. Each wait costs a turn of every process on the cores (most of an 8-byte
+ * allreduce on 4 processes and 2 cores), and reducing p small vectors costs less.
+ * Region r of set G % 2 is written again in round G + 2, once r has seen every process
+ * pass stage 1 of round G + 1, which each does only after its reads of round G. With
+ * MPI_IN_PLACE a round's input is in the segment before its result overwrites it. No
+ * message at all.
+ */
+#define SEG_SMALL 4096
+
+/* root: the process that gets the result, or -1 for all of them. */
+static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype dt,
+                      MPI_Aint esz, MPI_Op op, int root, MPIR_Comm * comm, mm_coll_comm_t * cc)
+{
+    int mpi_errno = MPI_SUCCESS, err, p = comm->local_size, me = comm->rank;
+    int wants = root < 0 || root == me;
+    MPI_Aint per_round = (MPI_Aint) cc->region / esz, true_lb;
+    const char *in;
+    char *out;
+
+    MPIR_Datatype_get_true_lb(dt, &true_lb);
+    out = (char *) recvbuf + true_lb;
+    in = sendbuf == MPI_IN_PLACE ? out : (const char *) sendbuf + true_lb;
+    for (MPI_Aint done = 0; done < count;) {
+        MPI_Aint n = MPL_MIN(per_round, count - done), first, sn;
+        uint64_t g = cc->next_round++;
+        int set = (int) (g % 2);
+        char *acc;
+
+        memcpy(mm_coll_region(cc, p, set, me), in + done * esz, n * esz);
+        err = mm_coll_step(cc, me, p, g, 1, 1);
+        if (err)
+            return err;
+        if (n * esz <= SEG_SMALL) {
+            if (wants) {
+                acc = out + done * esz;
+                memcpy(acc, mm_coll_region(cc, p, set, p - 1), n * esz);
+                for (int j = p - 2; j >= 0 && mpi_errno == MPI_SUCCESS; j--)
+                    mpi_errno = MPIR_Reduce_local(mm_coll_region(cc, p, set, j), acc, n, dt,
+                                                  op);
+            }
+            done += n;
+            continue;
+        }
+        slice_of(n, p, me, &first, &sn);
+        acc = mm_coll_region(cc, p, set, p - 1) + first * esz;
+        for (int j = p - 2; j >= 0 && sn > 0 && mpi_errno == MPI_SUCCESS; j--)
+            mpi_errno = MPIR_Reduce_local(mm_coll_region(cc, p, set, j) + first * esz, acc, sn,
+                                          dt, op);
+        /* After a failed reduction the steps still go on: the others wait for them. */
+        err = mm_coll_step(cc, me, p, g, 2, wants);
+        if (err)
+            return err;
+        if (wants)
+            memcpy(out + done * esz, mm_coll_region(cc, p, set, p - 1), n * esz);
+        done += n;
+    }
+    return mpi_errno;
+}
+
+/* Does this reduction go through comm's node segment? The same answer everywhere. */
+static int seg_path_possible(MPIR_Comm * comm, MPI_Aint count, MPI_Datatype dt,
+                             MPI_Aint * elem_size)
+{
+    MPI_Aint size, extent;
+    int is_contig;
+
+    if (comm->comm_kind != MPIR_COMM_KIND__INTRACOMM || comm->local_size < 2 ||
+        MPIR_CVAR_MM_REDUCE_SHM_MIN < 0 || count < 1)
+        return 0;
+    MPIR_Datatype_get_size_macro(dt, size);
+    MPIR_Datatype_get_extent_macro(dt, extent);
+    MPIR_Datatype_is_contig(dt, &is_contig);
+    if (!is_contig || size != extent || size == 0 || size * count < MPIR_CVAR_MM_REDUCE_SHM_MIN ||
+        (size_t) size > MM_SEG_AREA / (2 * (size_t) comm->local_size) - 64)
+        return 0;
+    *elem_size = size;
+    return mm_coll_one_node(comm);
+}
+
 int mm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype dt,
                       MPI_Op op, MPIR_Comm * comm, MPIR_Errflag_t * errflag)
 {
     int mpi_errno, fallback = 0;
     MPI_Aint esz;
 
+    if (seg_path_possible(comm, count, dt, &esz)) {
+        mm_coll_comm_t *cc;
+
+        mpi_errno = mm_coll_seg(comm, &cc);
+        if (mpi_errno == MPI_SUCCESS && cc)
+            mpi_errno = reduce_seg(sendbuf, recvbuf, count, dt, esz, op, -1, comm, cc);
+        if (mpi_errno || cc)
+            goto fn_exit;
+        /* no segment on this communicator: as across nodes */
+    }
     if (!get_path_possible(comm, count, dt, &esz))
         return MPIR_Allreduce_impl(sendbuf, recvbuf, count, dt, op, comm, errflag);
     mpi_errno = allreduce_get(sendbuf, recvbuf, count, dt, esz, op, comm, errflag, &fallback);
     if (mpi_errno == MPI_SUCCESS && fallback)
         mpi_errno = MPIR_Allreduce_impl(sendbuf, recvbuf, count, dt, op, comm, errflag);
+  fn_exit:
+    if (mpi_errno && *errflag == MPIR_ERR_NONE)
+        *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
+            MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
+    return mpi_errno;
+}
+
+int mm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype dt,
+                   MPI_Op op, int root, MPIR_Comm * comm, MPIR_Errflag_t * errflag)
+{
+    int mpi_errno;
+    MPI_Aint esz;
+    mm_coll_comm_t *cc;
+
+    if (!seg_path_possible(comm, count, dt, &esz))
+        return MPIR_Reduce_impl(sendbuf, recvbuf, count, dt, op, root, comm, errflag);
+    mpi_errno = mm_coll_seg(comm, &cc);
+    if (mpi_errno == MPI_SUCCESS && cc == NULL)
+        return MPIR_Reduce_impl(sendbuf, recvbuf, count, dt, op, root, comm, errflag);
+    if (mpi_errno == MPI_SUCCESS)
+        mpi_errno = reduce_seg(sendbuf, recvbuf, count, dt, esz, op, root, comm, cc);
     if (mpi_errno && *errflag == MPIR_ERR_NONE)
         *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
             MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;

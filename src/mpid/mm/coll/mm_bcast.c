@@ -1,25 +1,42 @@
 /*
- * MPI_Bcast and MPI_Ibcast as an xfer pipeline (mm_xfer.h), for the sizes where it beats
- * MPIR's algorithms; everything else goes to MPIR_Bcast_impl / MPIR_Ibcast_impl.
+ * MPI_Bcast and MPI_Ibcast in the device, for the sizes where its algorithms beat MPIR's;
+ * everything else goes to MPIR_Bcast_impl / MPIR_Ibcast_impl.
  *
- * Every process of an intracommunicator builds one graph block on the collective context
- * with MPIR_BCAST_TAG: the root sends, the others receive from their parent and pass each
- * chunk on (recv_forward, replicate) as it arrives, so a large broadcast crosses the tree
- * once, pipelined, instead of being scattered and gathered again. The shape:
+ * ON ONE NODE a blocking broadcast of MPIR_CVAR_MM_BCAST_SHM_MIN bytes or more goes through
+ * the communicator's node segment (mm_coll.h): the root copies the buffer in, chunk by
+ * chunk, and returns; the others copy each chunk out as it appears. No process waits for
+ * another to forward anything, which on an oversubscribed node (most processes not
+ * running at any moment) is what the tree and chain algorithms spend their time on.
+ * Measured 2026-12-07, bound to the 2 cores, back-to-back broadcasts (slowest process,
+ * time per call), segment against the pipeline below and Open MPI 4.1: 4 processes 1 KiB
+ * 0.6-0.8 us vs 0.7 (MPIR's) and 3.4; 64 KiB 5.3 vs 21 and 20; 1 MiB 78 vs 184-198 and
+ * 316; 16 MiB 1231-1275 vs 4056-4305 and 5830-5910. 8 processes 64 KiB 9.9 vs 55 and
+ * 40-43; 1 MiB 137-147 vs 580-600 and 457-486; 16 MiB 2300-2500 vs 11900-12400 and
+ * 6100-6800. Reading the root's buffer with CMA instead (one copy fewer) was slower at
+ * every size: 16 MiB on 8 processes 7800-8600 us, the kernel's page pinning per read.
+ *
+ * ACROSS NODES, and for MPI_Ibcast, every process of an intracommunicator builds one xfer
+ * graph block (mm_xfer.h) on the collective context with MPIR_BCAST_TAG: the root sends,
+ * the others receive from their parent and pass each chunk on (recv_forward, replicate)
+ * as it arrives, so a large broadcast crosses the tree once, pipelined, instead of being
+ * scattered and gathered again. The shape:
  *  - below MPIR_CVAR_MM_BCAST_CHAIN_MIN bytes, a binary tree (depth log2 n, the root
  *    sends twice);
  *  - from it on, a chain 0 -> 1 -> ... -> n-1 (relative to the root): every link carries
  *    the message once, and the chain fills after one chunk (MPIR_CVAR_MM_XFER_CHUNK) per
  *    hop.
- * Measured 2026-12-07, 4 processes bound to 2 cores, 3 runs, time per call against MPIR's
- * algorithms on mm: 64 KiB tree 22-26 us vs 37-43; 1 MiB tree 241-290 vs 277-329 (chain
- * 255-302); 16 MiB chain 5970-6560 vs 6980-7520 (tree 6620-7790). A chain cut into 64 or
- * 128 KiB segments (one op each) was slower at every size: each segment is one more
- * rendezvous.
+ * Measured 2026-12-07 on one node, 4 processes bound to 2 cores, 3 runs, time per call
+ * against MPIR's algorithms on mm: 64 KiB tree 22-26 us vs 37-43; 1 MiB tree 241-290 vs
+ * 277-329 (chain 255-302); 16 MiB chain 5970-6560 vs 6980-7520 (tree 6620-7790). A chain
+ * cut into 64 or 128 KiB segments (one op each) was slower at every size: each segment is
+ * one more rendezvous.
+ *
  * Every process decides from the same numbers (the type signatures of a broadcast match,
- * so its byte count is the same everywhere), so all take the same path.
+ * so its byte count is the same everywhere; the node map is the job's), so all take the
+ * same path.
  */
 #include "mpidimpl.h"
+#include "mm_coll.h"
 
 /*
 === BEGIN_MPI_T_CVAR_INFO_BLOCK ===
@@ -37,6 +54,20 @@ cvars:
         more processes run as the device's xfer pipeline (a binary tree; a chain from
         MPIR_CVAR_MM_BCAST_CHAIN_MIN on); smaller broadcasts use MPIR's algorithms. -1:
         never.
+
+    - name        : MPIR_CVAR_MM_BCAST_SHM_MIN
+      category    : MM
+      type        : int
+      default     : 1024
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Bytes from which a blocking MPI_Bcast on an intracommunicator of three or more
+        processes, all on one node, goes through the communicator's node segment (shared
+        memory: the root copies the buffer in, the others copy it out, chunk by chunk;
+        any datatype). The segment is made at the first such broadcast on a
+        communicator. -1: never.
 
     - name        : MPIR_CVAR_MM_BCAST_CHAIN_MIN
       category    : MM
@@ -83,6 +114,81 @@ static int bcast_chain(MPIR_Request * x, void *buf, MPI_Aint count, MPI_Datatype
     return xfer_recv_op(x, buf, count, dt, 0, XFER_END, prev);
 }
 
+/* Is (count, dt) one contiguous piece of memory? */
+static int bcast_contig(MPI_Aint count, MPI_Datatype dt)
+{
+    MPI_Aint size, extent;
+    int is_contig;
+
+    MPIR_Datatype_is_contig(dt, &is_contig);
+    MPIR_Datatype_get_size_macro(dt, size);
+    MPIR_Datatype_get_extent_macro(dt, extent);
+    return is_contig && (count <= 1 || size == extent);
+}
+
+/* Does a blocking broadcast of nbytes on comm go through its node segment? The same answer
+ * everywhere: the type signatures of a broadcast match, and the node map is the job's. */
+static int bcast_through_seg(MPIR_Comm * comm, MPI_Aint nbytes)
+{
+    return comm->comm_kind == MPIR_COMM_KIND__INTRACOMM && comm->local_size >= 3 &&
+        MPIR_CVAR_MM_BCAST_SHM_MIN >= 0 && nbytes >= MPIR_CVAR_MM_BCAST_SHM_MIN &&
+        mm_coll_one_node(comm);
+}
+
+/*
+ * THROUGH THE NODE SEGMENT (mm_coll.h): the root copies the buffer into the ring, chunk by
+ * chunk, and returns as soon as the last chunk is in; every other process copies each
+ * chunk out as it appears. No message at all, and nobody waits for a process that is not
+ * running, except for a free slot or a filled one. Noncontiguous types are packed into
+ * and unpacked from the slots.
+ */
+static int bcast_seg(void *buf, MPI_Aint count, MPI_Datatype dt, MPI_Aint nbytes, int root,
+                     MPIR_Comm * comm, mm_coll_comm_t * cc)
+{
+    int mpi_errno = MPI_SUCCESS, err;
+    int contig = bcast_contig(count, dt), is_root = comm->rank == root;
+    uint64_t readers = (uint64_t) comm->local_size - 1;
+    uint64_t first = cc->next_chunk, n = ((uint64_t) nbytes + MM_SEG_CHUNK - 1) / MM_SEG_CHUNK;
+    MPI_Aint true_lb;
+    char *base;
+
+    MPIR_Datatype_get_true_lb(dt, &true_lb);
+    base = (char *) buf + true_lb;
+    cc->next_chunk += n;
+    for (uint64_t c = 0; c < n; c++) {
+        uint64_t g = first + c;
+        mm_seg_ctl_t *ctl = &cc->ctl[g % MM_SEG_SLOTS];
+        char *slot = cc->data + (g % MM_SEG_SLOTS) * MM_SEG_CHUNK;
+        MPI_Aint off = (MPI_Aint) c * MM_SEG_CHUNK, len = MPL_MIN(MM_SEG_CHUNK, nbytes - off);
+        MPI_Aint actual;
+
+        if (is_root) {
+            /* Everyone is done with the slot's previous use. */
+            err = mm_coll_seg_wait(&ctl->reads, (g / MM_SEG_SLOTS) * readers);
+            if (err)
+                return err;
+            if (contig)
+                memcpy(slot, base + off, len);
+            else if (mpi_errno == MPI_SUCCESS)
+                /* After a failed pack the chunks are still published, garbage: the
+                 * others must not wait for them forever. */
+                mpi_errno = MPIR_Typerep_pack(buf, count, dt, off, slot, len, &actual);
+            atomic_store_explicit(&ctl->full, g + 1, memory_order_release);
+        } else {
+            err = mm_coll_seg_wait(&ctl->full, g + 1);
+            if (err)
+                return err;
+            if (contig)
+                memcpy(base + off, slot, len);
+            else if (mpi_errno == MPI_SUCCESS)
+                mpi_errno = MPIR_Typerep_unpack(slot, len, buf, count, dt, off, &actual);
+            /* Release: our reads of the slot come before the next writer's stores. */
+            atomic_fetch_add_explicit(&ctl->reads, 1, memory_order_release);
+        }
+    }
+    return mpi_errno;
+}
+
 /* Does a broadcast of nbytes on comm run as the device's pipeline? */
 static int bcast_pipelined(MPIR_Comm * comm, MPI_Aint nbytes)
 {
@@ -121,6 +227,16 @@ int mm_coll_bcast(void *buf, MPI_Aint count, MPI_Datatype dt, int root, MPIR_Com
 
     MPIR_Datatype_get_size_macro(dt, nbytes);
     nbytes *= count;
+    if (bcast_through_seg(comm, nbytes)) {
+        mm_coll_comm_t *cc;
+
+        mpi_errno = mm_coll_seg(comm, &cc);
+        if (mpi_errno == MPI_SUCCESS && cc)
+            mpi_errno = bcast_seg(buf, count, dt, nbytes, root, comm, cc);
+        if (mpi_errno || cc)
+            goto check;
+        /* no segment on this communicator: as across nodes */
+    }
     if (!bcast_pipelined(comm, nbytes))
         return MPIR_Bcast_impl(buf, count, dt, root, comm, errflag);
 
@@ -133,6 +249,7 @@ int mm_coll_bcast(void *buf, MPI_Aint count, MPI_Datatype dt, int root, MPIR_Com
             mpi_errno = x->status.MPI_ERROR;
         MPIR_Request_free(x);
     }
+  check:
     if (mpi_errno) {
         *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
             MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;

@@ -131,6 +131,9 @@ void mm_yield_core(void);
  * calls this between polls: under MPI_THREAD_MULTIPLE it also lets the process's other
  * threads into MPI. */
 void mm_progress_relax(void);
+/* One turn of such a wait: poll once, and relax when polls have moved nothing for as long
+ * as a blocking wait spins. Fails once a peer is lost (mm_progress_peer_lost). */
+int mm_progress_idle(MPID_Progress_state * state);
 
 /* The error an ADI entry point that is not implemented yet returns: MPI_ERR_OTHER with a
  * message naming the function, never a silent success. */

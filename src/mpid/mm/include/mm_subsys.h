@@ -21,6 +21,9 @@ int mm_part_start(MPIR_Request * preq);
 /* --- one-sided communication (rma/): claims RMA_OP, RMA_RESP and RMA_CTRL --- */
 void mm_rma_init(void);
 
+/* --- the device's collectives (coll/): a communicator free hook --- */
+void mm_coll_init(void);
+
 /* --- dynamic processes (mm_dynproc.c) --- */
 /* A spawned process joins its parents (MPID_InitCompleted). */
 int mm_dynproc_connect_parent(void);

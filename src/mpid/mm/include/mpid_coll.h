@@ -5,9 +5,14 @@
  * the algorithm accumulates errors of its point-to-point steps), MPID_I<coll> (nonblocking)
  * and MPID_<Coll>_init (persistent) when MPIR_CVAR_DEVICE_COLLECTIVES hands a collective to
  * the device, which is the default ("percoll" with every per-collective CVAR true). mm's own
- * algorithms live in coll/ (MPI_Bcast and MPI_Ibcast from MPIR_CVAR_MM_BCAST_PIPELINE_MIN
- * bytes, as an xfer pipeline; MPI_Allreduce from MPIR_CVAR_MM_ALLREDUCE_GET_MIN bytes, by
- * single-copy reads); every other collective here runs MPIR's algorithm selection
+ * algorithms live in coll/: on one node, MPI_Bcast from MPIR_CVAR_MM_BCAST_SHM_MIN bytes and
+ * MPI_Allreduce from MPIR_CVAR_MM_REDUCE_SHM_MIN through the communicator's node segment
+ * (coll/mm_coll.h); across nodes MPI_Bcast, and MPI_Ibcast everywhere, from
+ * MPIR_CVAR_MM_BCAST_PIPELINE_MIN as an xfer pipeline, and MPI_Allreduce from
+ * MPIR_CVAR_MM_ALLREDUCE_GET_MIN by single-copy reads; on one node also MPI_Reduce
+ * (MPIR_CVAR_MM_REDUCE_SHM_MIN) and MPI_Allgather (MPIR_CVAR_MM_ALLGATHER_SHM_MIN) through
+ * the node segment. Every other collective here runs
+ * MPIR's algorithm selection
  * (MPIR_<Coll>_impl), whose point-to-point steps come back to mm as MPID_Send_coll,
  * MPID_Isend_coll, MPID_Irecv and friends. MPIR creates a persistent collective as a request of
  * kind MPIR_REQUEST_KIND__PREQUEST_COLL; that kind is all MPID_Startall needs to recognise it
@@ -78,13 +83,18 @@ MPL_STATIC_INLINE_PREFIX int MPID_Scatterv(const void *sendbuf, const MPI_Aint s
                               root, comm_ptr, errflag);
 }
 
+/* coll/mm_allgather.c: on one node through the node segment, else through MPIR */
+int mm_coll_allgather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Aint recvcount, MPI_Datatype recvtype,
+                      MPIR_Comm * comm, MPIR_Errflag_t * errflag);
+
 MPL_STATIC_INLINE_PREFIX int MPID_Allgather(const void *sendbuf, MPI_Aint sendcount,
                                             MPI_Datatype sendtype, void *recvbuf,
                                             MPI_Aint recvcount, MPI_Datatype recvtype,
                                             MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag)
 {
-    return MPIR_Allgather_impl(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm_ptr,
-                               errflag);
+    return mm_coll_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                             comm_ptr, errflag);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPID_Allgatherv(const void *sendbuf, MPI_Aint sendcount,
@@ -127,11 +137,15 @@ MPL_STATIC_INLINE_PREFIX int MPID_Alltoallw(const void *sendbuf, const MPI_Aint 
                                rdispls, recvtypes, comm_ptr, errflag);
 }
 
+/* coll/mm_allreduce.c: on one node through the node segment, else through MPIR */
+int mm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPIR_Comm * comm, MPIR_Errflag_t * errflag);
+
 MPL_STATIC_INLINE_PREFIX int MPID_Reduce(const void *sendbuf, void *recvbuf, MPI_Aint count,
                                          MPI_Datatype datatype, MPI_Op op, int root,
                                          MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag)
 {
-    return MPIR_Reduce_impl(sendbuf, recvbuf, count, datatype, op, root, comm_ptr, errflag);
+    return mm_coll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm_ptr, errflag);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPID_Allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count,

@@ -88,6 +88,8 @@ typedef struct MPIDI_MM_comm {
     int *lpids;                 /* remote group (the group, for intracomms): rank -> lpid */
     int *local_lpids;           /* intercomms only: local group rank -> lpid */
     int vc_refs;                /* the tables hold references on dynamic VCs */
+    struct mm_coll_comm *coll;  /* coll/'s state for it (coll/mm_coll.h); NULL until a
+                                 * collective needs some, reset by coll/'s free hook */
 } MPIDI_MM_comm_t;
 
 #define MPID_DEV_COMM_DECL MPIDI_MM_comm_t dev;

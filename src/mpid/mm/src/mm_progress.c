@@ -174,6 +174,25 @@ int MPID_Progress_poke(void)
     return MPID_Progress_test(NULL);
 }
 
+/* One turn of a wait for something no method announces (a word in shared memory another
+ * process of the node sets): poll the engine once, and after spin_limit turns that moved
+ * nothing give the core away as a blocking wait would, but never by sleeping in a
+ * method's descriptor wait (progress_yield), which that word cannot end. A lost peer makes
+ * the poll fail, so such a wait ends with an error instead of hanging. */
+int mm_progress_idle(MPID_Progress_state * state)
+{
+    int made_progress = 0;
+    int mpi_errno = mm_progress_poll(&made_progress);
+
+    if (made_progress)
+        state->spins = 0;
+    else if (++state->spins >= spin_limit) {
+        state->spins = 0;
+        mm_progress_relax();
+    }
+    return mpi_errno;
+}
+
 /* Targeted polling (mm_method.h): how many poll_vc() calls between two full polls. A
  * full poll of the engine (every method, MPICH's hooks) takes about as long as 16 of an
  * idle fast box's; the message waited for is then noticed within one of those instead of
