@@ -51,6 +51,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/coll/mm_coll_read.c             \
     src/mpid/mm/coll/mm_coll_seg.c              \
     src/mpid/mm/coll/mm_allgather.c             \
+    src/mpid/mm/coll/mm_barrier.c               \
     src/mpid/mm/src/mm_recvq.c                  \
     src/mpid/mm/src/mm_cq.c                     \
     src/mpid/mm/src/mm_proto_send.c             \

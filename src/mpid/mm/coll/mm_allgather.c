@@ -7,8 +7,8 @@
  * stage 1; once all have, it unpacks every region's piece into the place of that block in
  * its receive buffer. One wait per round, no message; any datatypes (packed and
  * unpacked), MPI_IN_PLACE (r's block is already in place, and is only read). Region r is
- * written again in round G + 2, after every process has passed stage 1 of round G + 1,
- * which each does only after its reads of round G.
+ * written again in round G + 2, after every process has passed stage 1 of round G + 1
+ * (mm_coll_round), which each does only after its reads of round G.
  * Measured 2026-12-07, bound to the 2 cores, time per call (slowest process): see
  * README ("Collectives").
  */
@@ -47,8 +47,13 @@ static int allgather_seg(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype s
     mine = (char *) recvbuf + me * recvcount * extent;
     for (MPI_Aint off = 0; off < nbytes; off += per) {
         MPI_Aint len = MPL_MIN(per, nbytes - off);
-        uint64_t g = cc->next_round++;
-        int set = (int) (g % 2);
+        uint64_t g;
+        int set;
+
+        err = mm_coll_round(cc, me, p, &g);
+        if (err)
+            return err;
+        set = (int) (g % 2);
 
         /* After a failed pack or unpack the rounds still go on: the others wait for us. */
         if (mpi_errno == MPI_SUCCESS) {

@@ -348,10 +348,12 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
  *      for an allreduce, the root alone for a reduce (the others go on without waiting).
  * A round of at most SEG_SMALL bytes has no stage 2: after stage 1 every process that
  * wants the result reduces the whole round itself, in the same order, straight into its
- * output. Each wait costs a turn of every process on the cores (most of an 8-byte
- * allreduce on 4 processes and 2 cores), and reducing p small vectors costs less.
+ * output, and the others do not wait at all. Each wait costs a turn of every process on
+ * the cores (most of an 8-byte allreduce on 4 processes and 2 cores), and reducing p small
+ * vectors costs less.
  * Region r of set G % 2 is written again in round G + 2, once r has seen every process
- * pass stage 1 of round G + 1, which each does only after its reads of round G. With
+ * pass stage 1 of round G + 1 (mm_coll_round), which each does only after its reads of
+ * round G. With
  * MPI_IN_PLACE a round's input is in the segment before its result overwrites it. No
  * message at all.
  */
@@ -372,15 +374,20 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
     in = sendbuf == MPI_IN_PLACE ? out : (const char *) sendbuf + true_lb;
     for (MPI_Aint done = 0; done < count;) {
         MPI_Aint n = MPL_MIN(per_round, count - done), first, sn;
-        uint64_t g = cc->next_round++;
-        int set = (int) (g % 2);
+        int small = n * esz <= SEG_SMALL, set;
+        uint64_t g;
         char *acc;
 
-        memcpy(mm_coll_region(cc, p, set, me), in + done * esz, n * esz);
-        err = mm_coll_step(cc, me, p, g, 1, 1);
+        err = mm_coll_round(cc, me, p, &g);
         if (err)
             return err;
-        if (n * esz <= SEG_SMALL) {
+        set = (int) (g % 2);
+        memcpy(mm_coll_region(cc, p, set, me), in + done * esz, n * esz);
+        /* A small round's non-root (of a reduce) needs nothing from the others. */
+        err = mm_coll_step(cc, me, p, g, 1, !small || wants);
+        if (err)
+            return err;
+        if (small) {
             if (wants) {
                 acc = out + done * esz;
                 memcpy(acc, mm_coll_region(cc, p, set, p - 1), n * esz);

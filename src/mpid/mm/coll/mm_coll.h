@@ -84,6 +84,7 @@ typedef struct mm_coll_comm {
     char *area;                 /* then 2 sets of p regions */
     size_t region;              /* bytes per region: a multiple of 64 */
     uint64_t next_round;        /* number of the next round through the area */
+    uint64_t seen;              /* every process's step word has reached this */
 } mm_coll_comm_t;
 
 /* comm's node segment, made on first use (a collective call: every process of comm must
@@ -100,6 +101,12 @@ static inline char *mm_coll_region(mm_coll_comm_t * cc, int p, int set, int q)
 {
     return cc->area + ((size_t) set * p + q) * cc->region;
 }
+
+/* Take the next round of the area and wait until its set is free: every process has
+ * passed stage 1 of the round before (usually known already, from a wait of that round).
+ * Every round starts with this, so a process that needs nothing from the others (a
+ * reduce's non-root) can pass its stages without waiting at all. */
+int mm_coll_round(mm_coll_comm_t * cc, int me, int p, uint64_t * g_out);
 
 /* Announce stage s of round g of the area (see above), and when `wait`, wait until every
  * process of the p has. */

@@ -128,6 +128,7 @@ int mm_coll_seg(MPIR_Comm * comm, mm_coll_comm_t ** cc_out)
     cc->area = (char *) (cc->steps + p);
     cc->region = region;
     cc->next_round = 0;
+    cc->seen = 0;
     cc->seg_state = 1;
     *cc_out = cc;
 
@@ -159,12 +160,12 @@ int mm_coll_seg_wait(_Atomic uint64_t * word, uint64_t want)
     return mpi_errno;
 }
 
-int mm_coll_step(mm_coll_comm_t * cc, int me, int p, uint64_t g, int s, int wait)
+/* Wait until every other process's step word is at least want. */
+static int steps_wait(mm_coll_comm_t * cc, int me, int p, uint64_t want)
 {
-    uint64_t want = 2 * g + (uint64_t) s;
-
-    atomic_store_explicit(&cc->steps[me].step, want, memory_order_release);
-    for (int q = 0; q < p && wait; q++) {
+    if (cc->seen >= want)
+        return MPI_SUCCESS;
+    for (int q = 0; q < p; q++) {
         int mpi_errno;
 
         if (q == me)
@@ -173,5 +174,22 @@ int mm_coll_step(mm_coll_comm_t * cc, int me, int p, uint64_t g, int s, int wait
         if (mpi_errno)
             return mpi_errno;
     }
+    cc->seen = want;
     return MPI_SUCCESS;
+}
+
+int mm_coll_round(mm_coll_comm_t * cc, int me, int p, uint64_t * g_out)
+{
+    uint64_t g = cc->next_round++;
+
+    *g_out = g;
+    return g == 0 ? MPI_SUCCESS : steps_wait(cc, me, p, 2 * (g - 1) + 1);
+}
+
+int mm_coll_step(mm_coll_comm_t * cc, int me, int p, uint64_t g, int s, int wait)
+{
+    uint64_t want = 2 * g + (uint64_t) s;
+
+    atomic_store_explicit(&cc->steps[me].step, want, memory_order_release);
+    return wait ? steps_wait(cc, me, p, want) : MPI_SUCCESS;
 }

@@ -11,7 +11,8 @@
  * MPIR_CVAR_MM_BCAST_PIPELINE_MIN as an xfer pipeline, and MPI_Allreduce from
  * MPIR_CVAR_MM_ALLREDUCE_GET_MIN by single-copy reads; on one node also MPI_Reduce
  * (MPIR_CVAR_MM_REDUCE_SHM_MIN) and MPI_Allgather (MPIR_CVAR_MM_ALLGATHER_SHM_MIN) through
- * the node segment. Every other collective here runs
+ * the node segment, and MPI_Barrier (MPIR_CVAR_MM_BARRIER_SHM). Every other collective
+ * here runs
  * MPIR's algorithm selection
  * (MPIR_<Coll>_impl), whose point-to-point steps come back to mm as MPID_Send_coll,
  * MPID_Isend_coll, MPID_Irecv and friends. MPIR creates a persistent collective as a request of
@@ -26,9 +27,12 @@
 
 /* Blocking collectives */
 
+/* coll/mm_barrier.c: on one node through the node segment, else through MPIR */
+int mm_coll_barrier(MPIR_Comm * comm, MPIR_Errflag_t * errflag);
+
 MPL_STATIC_INLINE_PREFIX int MPID_Barrier(MPIR_Comm *comm_ptr, MPIR_Errflag_t *errflag)
 {
-    return MPIR_Barrier_impl(comm_ptr, errflag);
+    return mm_coll_barrier(comm_ptr, errflag);
 }
 
 /* coll/mm_allreduce.c: large allreduces by single-copy reads, the rest through MPIR */
