@@ -1,7 +1,8 @@
 /*
- * allreduce_ops: MPI_Allreduce, and MPI_Reduce to the first and the last rank, against a
- * reference every process computes itself (a reduce's non-roots check that their receive
- * buffer was left alone), for
+ * allreduce_ops: MPI_Allreduce, MPI_Reduce to the first and the last rank, and
+ * MPI_Reduce_scatter_block and MPI_Reduce_scatter (uneven blocks, some empty; not in place,
+ * see check_rs's caller) of about the same vector, against a reference every process computes itself (a reduce's non-roots
+ * check that their receive buffer was left alone), for
  * every predefined op on the types it applies to, a non-commutative user op on a derived
  * type, counts 0, 1, odd, around 64 KiB and large (over 1 MiB: several rounds through
  * the node segment, whose area holds 4 MiB / 2p bytes of each process per round), with
@@ -158,6 +159,65 @@ static int check_one(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opn
     return bad < 0;
 }
 
+/* MPI_Reduce_scatter_block (uneven == 0: count elements each) or MPI_Reduce_scatter
+ * (uneven: rank i gets count + i % 3 - 1 elements, at least 0), against the same
+ * reference over the whole vector. */
+static int check_rs(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opname,
+                    long count, int in_place, int uneven)
+{
+    int rank, size, for_prod = op == MPI_PROD, bad = -1;
+    MPI_Aint lb, extent;
+    long total = 0, lo = 0;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    MPI_Type_get_extent(t->dt, &lb, &extent);
+    int *counts = malloc(size * sizeof(int));
+    for (int i = 0; i < size; i++) {
+        counts[i] = (int) (uneven ? (count + i % 3 - 1 > 0 ? count + i % 3 - 1 : 0) : count);
+        if (i == rank)
+            lo = total;
+        total += counts[i];
+    }
+    size_t bytes = (size_t) extent * (size_t) total, mine = (size_t) extent * counts[rank];
+    char *in = malloc(bytes + 1), *out = malloc(bytes + 1), *ref = malloc(bytes + 1);
+    char *x = malloc(bytes + 1);
+
+    fill(t, in, total, rank, for_prod);
+    memset(out, 0x5a, bytes + 1);
+    if (in_place)
+        memcpy(out, in, bytes);
+    if (uneven)
+        MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : in, out, counts, t->dt, op, comm);
+    else
+        MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, (int) count, t->dt, op,
+                                 comm);
+    fill(t, ref, total, size - 1, for_prod);
+    for (int j = size - 2; j >= 0; j--) {
+        fill(t, x, total, j, for_prod);
+        MPI_Reduce_local(x, ref, (int) total, t->dt, op);
+    }
+    for (long i = 0; i < counts[rank] && bad < 0; i++) {
+        const char *o = out + i * extent, *r = ref + (lo + i) * extent;
+        if (t->kind == PAIR && t->dt == MPI_DOUBLE_INT ? memcmp(o, r, 12) != 0 :
+            t->dt == MPI_LONG_DOUBLE ? *(const long double *) o != *(const long double *) r :
+            memcmp(o, r, (size_t) extent) != 0)
+            bad = (int) i;
+    }
+    CHECK(bad < 0, "comm of %d, %s %s, %s of %ld%s: element %d of my block differs from the "
+          "reference", size, t->name, opname, uneven ? "MPI_Reduce_scatter" :
+          "MPI_Reduce_scatter_block", count, in_place ? " (in place)" : "", bad);
+    if (!in_place)
+        CHECK(((unsigned char *) out)[mine] == 0x5a, "comm of %d, %s %s, reduce-scatter of "
+              "%ld: wrote past the end of the block", size, t->name, opname, count);
+    free(counts);
+    free(in);
+    free(out);
+    free(ref);
+    free(x);
+    return bad < 0;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -222,6 +282,18 @@ int main(int argc, char **argv)
                                   0);
                         check_one(comms[c], &types[t], ops[o].op, ops[o].name, counts[k], ip,
                                   csize - 1);
+                        /* the same count per process, scattered */
+                        if (counts[k] * csize < (4 << 20) / extent) {
+                            check_rs(comms[c], &types[t], ops[o].op, ops[o].name,
+                                     counts[k] / csize + 1, ip, 0);
+                            /* Not in place with uneven blocks: MPICH 4.0.2's own
+                             * algorithms then copy a block onto an overlapping one with
+                             * memcpy and assert (ch3 alike), and they run wherever the
+                             * device does not take the call. */
+                            if (!ip)
+                                check_rs(comms[c], &types[t], ops[o].op, ops[o].name,
+                                         counts[k] / csize + 1, ip, 1);
+                        }
                     }
             }
         }

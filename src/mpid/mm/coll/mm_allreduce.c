@@ -80,8 +80,8 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        Bytes from which MPI_Allreduce and MPI_Reduce on an intracommunicator of two or
-        more processes, all on one node, with a datatype whose elements are contiguous and
+        Bytes (of the whole vector) from which MPI_Allreduce, MPI_Reduce and
+        MPI_Reduce_scatter(_block) on an intracommunicator of two or more processes, all on one node, with a datatype whose elements are contiguous and
         gapless, run through the communicator's node segment (every process copies its
         input in and reduces one slice of it from all inputs; the result is copied out;
         the segment is made at the first such call on a communicator). -1: never.
@@ -336,7 +336,9 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
 }
 
 /*
- * THROUGH THE NODE SEGMENT (mm_coll.h, its area), for MPI_Allreduce and MPI_Reduce alike:
+ * THROUGH THE NODE SEGMENT (mm_coll.h, its area), for MPI_Allreduce, MPI_Reduce and
+ * MPI_Reduce_scatter(_block) alike (they differ in which part of the result a process
+ * copies out):
  * the vector goes in rounds of `region` bytes. In round G, on set G % 2 of the area,
  * process r
  *   1. copies its part of the round's input into its region r, and passes stage 1;
@@ -359,12 +361,17 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
  */
 #define SEG_SMALL 4096
 
-/* root: the process that gets the result, or -1 for all of them. */
+/* Reduce the count elements of every process's input (sendbuf, or the receive buffer with
+ * MPI_IN_PLACE) and store elements [lo, hi) of the result at out (element lo first):
+ * the whole vector for an allreduce and a reduce's root, nothing for its other processes,
+ * the process's block for a reduce-scatter. With MPI_IN_PLACE and out at the start of
+ * the input (a reduce-scatter), result element i lands at i - lo <= i, whose input was
+ * copied in by the end of the round that computes i. */
 static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype dt,
-                      MPI_Aint esz, MPI_Op op, int root, MPIR_Comm * comm, mm_coll_comm_t * cc)
+                      MPI_Aint esz, MPI_Op op, MPI_Aint lo, MPI_Aint hi, MPIR_Comm * comm,
+                      mm_coll_comm_t * cc)
 {
     int mpi_errno = MPI_SUCCESS, err, p = comm->local_size, me = comm->rank;
-    int wants = root < 0 || root == me;
     MPI_Aint per_round = (MPI_Aint) cc->region / esz, true_lb;
     const char *in;
     char *out;
@@ -374,7 +381,8 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
     in = sendbuf == MPI_IN_PLACE ? out : (const char *) sendbuf + true_lb;
     for (MPI_Aint done = 0; done < count;) {
         MPI_Aint n = MPL_MIN(per_round, count - done), first, sn;
-        int small = n * esz <= SEG_SMALL, set;
+        MPI_Aint w_lo = MPL_MAX(lo, done), w_hi = MPL_MIN(hi, done + n);  /* wanted here */
+        int small = n * esz <= SEG_SMALL, wants = w_lo < w_hi, set;
         uint64_t g;
         char *acc;
 
@@ -383,17 +391,20 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
             return err;
         set = (int) (g % 2);
         memcpy(mm_coll_region(cc, p, set, me), in + done * esz, n * esz);
-        /* A small round's non-root (of a reduce) needs nothing from the others. */
+        /* In a small round, a process that wants nothing of it needs nothing from the
+         * others. */
         err = mm_coll_step(cc, me, p, g, 1, !small || wants);
         if (err)
             return err;
         if (small) {
             if (wants) {
-                acc = out + done * esz;
-                memcpy(acc, mm_coll_region(cc, p, set, p - 1), n * esz);
+                MPI_Aint at = (w_lo - done) * esz, k = w_hi - w_lo;
+
+                acc = out + (w_lo - lo) * esz;
+                memcpy(acc, mm_coll_region(cc, p, set, p - 1) + at, k * esz);
                 for (int j = p - 2; j >= 0 && mpi_errno == MPI_SUCCESS; j--)
-                    mpi_errno = MPIR_Reduce_local(mm_coll_region(cc, p, set, j), acc, n, dt,
-                                                  op);
+                    mpi_errno = MPIR_Reduce_local(mm_coll_region(cc, p, set, j) + at, acc, k,
+                                                  dt, op);
             }
             done += n;
             continue;
@@ -408,7 +419,9 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
         if (err)
             return err;
         if (wants)
-            memcpy(out + done * esz, mm_coll_region(cc, p, set, p - 1), n * esz);
+            memcpy(out + (w_lo - lo) * esz,
+                   mm_coll_region(cc, p, set, p - 1) + (w_lo - done) * esz,
+                   (w_hi - w_lo) * esz);
         done += n;
     }
     return mpi_errno;
@@ -445,7 +458,7 @@ int mm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
 
         mpi_errno = mm_coll_seg(comm, &cc);
         if (mpi_errno == MPI_SUCCESS && cc)
-            mpi_errno = reduce_seg(sendbuf, recvbuf, count, dt, esz, op, -1, comm, cc);
+            mpi_errno = reduce_seg(sendbuf, recvbuf, count, dt, esz, op, 0, count, comm, cc);
         if (mpi_errno || cc)
             goto fn_exit;
         /* no segment on this communicator: as across nodes */
@@ -462,22 +475,64 @@ int mm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
     return mpi_errno;
 }
 
+/* The collectives below go through the segment when seg_path_possible() says so and the
+ * communicator has one; run(...) is their segment algorithm, mpir their MPIR fallback. */
+#define SEG_OR_MPIR(count_, dt_, comm_, errflag_, run, mpir)                    \
+    do {                                                                        \
+        MPI_Aint esz;                                                           \
+        mm_coll_comm_t *cc = NULL;                                              \
+        if (seg_path_possible(comm_, count_, dt_, &esz))                        \
+            mpi_errno = mm_coll_seg(comm_, &cc);                                \
+        if (mpi_errno == MPI_SUCCESS && cc == NULL)                             \
+            return mpir;                                                        \
+        if (mpi_errno == MPI_SUCCESS)                                           \
+            mpi_errno = run;                                                    \
+        if (mpi_errno && *(errflag_) == MPIR_ERR_NONE)                          \
+            *(errflag_) = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ? \
+                MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;                          \
+    } while (0)
+
 int mm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype dt,
                    MPI_Op op, int root, MPIR_Comm * comm, MPIR_Errflag_t * errflag)
 {
-    int mpi_errno;
-    MPI_Aint esz;
-    mm_coll_comm_t *cc;
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint hi = comm->rank == root ? count : 0;
 
-    if (!seg_path_possible(comm, count, dt, &esz))
-        return MPIR_Reduce_impl(sendbuf, recvbuf, count, dt, op, root, comm, errflag);
-    mpi_errno = mm_coll_seg(comm, &cc);
-    if (mpi_errno == MPI_SUCCESS && cc == NULL)
-        return MPIR_Reduce_impl(sendbuf, recvbuf, count, dt, op, root, comm, errflag);
-    if (mpi_errno == MPI_SUCCESS)
-        mpi_errno = reduce_seg(sendbuf, recvbuf, count, dt, esz, op, root, comm, cc);
-    if (mpi_errno && *errflag == MPIR_ERR_NONE)
-        *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
-            MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
+    SEG_OR_MPIR(count, dt, comm, errflag,
+                reduce_seg(sendbuf, recvbuf, count, dt, esz, op, 0, hi, comm, cc),
+                MPIR_Reduce_impl(sendbuf, recvbuf, count, dt, op, root, comm, errflag));
+    return mpi_errno;
+}
+
+int mm_coll_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Aint recvcount,
+                                 MPI_Datatype dt, MPI_Op op, MPIR_Comm * comm,
+                                 MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint count = recvcount * comm->local_size, lo = recvcount * comm->rank;
+
+    SEG_OR_MPIR(count, dt, comm, errflag,
+                reduce_seg(sendbuf, recvbuf, count, dt, esz, op, lo, lo + recvcount, comm, cc),
+                MPIR_Reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, dt, op, comm,
+                                               errflag));
+    return mpi_errno;
+}
+
+int mm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Aint recvcounts[],
+                           MPI_Datatype dt, MPI_Op op, MPIR_Comm * comm,
+                           MPIR_Errflag_t * errflag)
+{
+    int mpi_errno = MPI_SUCCESS;
+    MPI_Aint count = 0, lo = 0;
+
+    for (int i = 0; i < comm->local_size; i++) {
+        if (i == comm->rank)
+            lo = count;
+        count += recvcounts[i];
+    }
+    SEG_OR_MPIR(count, dt, comm, errflag,
+                reduce_seg(sendbuf, recvbuf, count, dt, esz, op, lo, lo + recvcounts[comm->rank],
+                           comm, cc),
+                MPIR_Reduce_scatter_impl(sendbuf, recvbuf, recvcounts, dt, op, comm, errflag));
     return mpi_errno;
 }

@@ -149,20 +149,20 @@ static int bcast_seg(void *buf, MPI_Aint count, MPI_Datatype dt, MPI_Aint nbytes
     int contig = bcast_contig(count, dt), is_root = comm->rank == root;
     uint64_t readers = (uint64_t) comm->local_size - 1;
     uint64_t first = cc->next_chunk, n = ((uint64_t) nbytes + MM_SEG_CHUNK - 1) / MM_SEG_CHUNK;
-    MPI_Aint true_lb;
+    MPI_Aint true_lb, sent = nbytes;    /* sent: the root's byte count */
     char *base;
 
     MPIR_Datatype_get_true_lb(dt, &true_lb);
     base = (char *) buf + true_lb;
-    cc->next_chunk += n;
     for (uint64_t c = 0; c < n; c++) {
         uint64_t g = first + c;
         mm_seg_ctl_t *ctl = &cc->ctl[g % MM_SEG_SLOTS];
         char *slot = cc->data + (g % MM_SEG_SLOTS) * MM_SEG_CHUNK;
-        MPI_Aint off = (MPI_Aint) c * MM_SEG_CHUNK, len = MPL_MIN(MM_SEG_CHUNK, nbytes - off);
+        MPI_Aint off = (MPI_Aint) c * MM_SEG_CHUNK, len;
         MPI_Aint actual;
 
         if (is_root) {
+            len = MPL_MIN(MM_SEG_CHUNK, nbytes - off);
             /* Everyone is done with the slot's previous use. */
             err = mm_coll_seg_wait(&ctl->reads, (g / MM_SEG_SLOTS) * readers);
             if (err)
@@ -173,19 +173,37 @@ static int bcast_seg(void *buf, MPI_Aint count, MPI_Datatype dt, MPI_Aint nbytes
                 /* After a failed pack the chunks are still published, garbage: the
                  * others must not wait for them forever. */
                 mpi_errno = MPIR_Typerep_pack(buf, count, dt, off, slot, len, &actual);
+            ctl->msg_bytes = (uint64_t) nbytes;
             atomic_store_explicit(&ctl->full, g + 1, memory_order_release);
-        } else {
-            err = mm_coll_seg_wait(&ctl->full, g + 1);
-            if (err)
-                return err;
-            if (contig)
-                memcpy(base + off, slot, len);
-            else if (mpi_errno == MPI_SUCCESS)
-                mpi_errno = MPIR_Typerep_unpack(slot, len, buf, count, dt, off, &actual);
-            /* Release: our reads of the slot come before the next writer's stores. */
-            atomic_fetch_add_explicit(&ctl->reads, 1, memory_order_release);
+            continue;
         }
+        err = mm_coll_seg_wait(&ctl->full, g + 1);
+        if (err)
+            return err;
+        if (c == 0 && ctl->msg_bytes != (uint64_t) nbytes) {
+            /* An erroneous program: the root sends another size. Take what fits, and
+             * consume exactly the root's chunks, so that the ring stays in step. */
+            sent = (MPI_Aint) ctl->msg_bytes;
+            n = ((uint64_t) sent + MM_SEG_CHUNK - 1) / MM_SEG_CHUNK;
+            if (sent > nbytes)
+                MPIR_ERR_SET2(mpi_errno, MPI_ERR_TRUNCATE, "**mm|bcast_size",
+                              "**mm|bcast_size %L %L", (long long) sent, (long long) nbytes);
+            else
+                MPIR_ERR_SET2(mpi_errno, MPI_ERR_OTHER, "**mm|bcast_size",
+                              "**mm|bcast_size %L %L", (long long) sent, (long long) nbytes);
+        }
+        len = MPL_MIN(MM_SEG_CHUNK, MPL_MIN(sent, nbytes) - off);
+        if (len > 0 && contig)
+            memcpy(base + off, slot, len);
+        else if (len > 0)
+            err = MPIR_Typerep_unpack(slot, len, buf, count, dt, off, &actual);
+        if (err && mpi_errno == MPI_SUCCESS)
+            mpi_errno = err;
+        err = MPI_SUCCESS;
+        /* Release: our reads of the slot come before the next writer's stores. */
+        atomic_fetch_add_explicit(&ctl->reads, 1, memory_order_release);
     }
+    cc->next_chunk = first + n;
     return mpi_errno;
 }
 

@@ -69,7 +69,9 @@ typedef struct mm_seg_step {
 
 typedef struct mm_seg_ctl {
     _Atomic uint64_t full;
-    char pad0[64 - sizeof(uint64_t)];
+    uint64_t msg_bytes;         /* bytes of the message the chunk belongs to (its writer's
+                                 * count, published by full) */
+    char pad0[64 - 2 * sizeof(uint64_t)];
     _Atomic uint64_t reads;
     char pad1[64 - sizeof(uint64_t)];
 } mm_seg_ctl_t;

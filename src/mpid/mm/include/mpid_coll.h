@@ -9,8 +9,8 @@
  * MPI_Allreduce from MPIR_CVAR_MM_REDUCE_SHM_MIN through the communicator's node segment
  * (coll/mm_coll.h); across nodes MPI_Bcast, and MPI_Ibcast everywhere, from
  * MPIR_CVAR_MM_BCAST_PIPELINE_MIN as an xfer pipeline, and MPI_Allreduce from
- * MPIR_CVAR_MM_ALLREDUCE_GET_MIN by single-copy reads; on one node also MPI_Reduce
- * (MPIR_CVAR_MM_REDUCE_SHM_MIN) and MPI_Allgather (MPIR_CVAR_MM_ALLGATHER_SHM_MIN) through
+ * MPIR_CVAR_MM_ALLREDUCE_GET_MIN by single-copy reads; on one node also MPI_Reduce and
+ * MPI_Reduce_scatter(_block) (MPIR_CVAR_MM_REDUCE_SHM_MIN) and MPI_Allgather (MPIR_CVAR_MM_ALLGATHER_SHM_MIN) through
  * the node segment, and MPI_Barrier (MPIR_CVAR_MM_BARRIER_SHM). Every other collective
  * here runs
  * MPIR's algorithm selection
@@ -159,12 +159,21 @@ MPL_STATIC_INLINE_PREFIX int MPID_Allreduce(const void *sendbuf, void *recvbuf, 
     return mm_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm_ptr, errflag);
 }
 
+/* coll/mm_allreduce.c: on one node through the node segment, else through MPIR */
+int mm_coll_reduce_scatter(const void *sendbuf, void *recvbuf, const MPI_Aint recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
+                           MPIR_Errflag_t * errflag);
+int mm_coll_reduce_scatter_block(const void *sendbuf, void *recvbuf, MPI_Aint recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPIR_Comm * comm,
+                                 MPIR_Errflag_t * errflag);
+
 MPL_STATIC_INLINE_PREFIX int MPID_Reduce_scatter(const void *sendbuf, void *recvbuf,
                                                  const MPI_Aint recvcounts[], MPI_Datatype datatype,
                                                  MPI_Op op, MPIR_Comm *comm_ptr,
                                                  MPIR_Errflag_t *errflag)
 {
-    return MPIR_Reduce_scatter_impl(sendbuf, recvbuf, recvcounts, datatype, op, comm_ptr, errflag);
+    return mm_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm_ptr,
+                                  errflag);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPID_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
@@ -172,8 +181,8 @@ MPL_STATIC_INLINE_PREFIX int MPID_Reduce_scatter_block(const void *sendbuf, void
                                                        MPI_Op op, MPIR_Comm *comm_ptr,
                                                        MPIR_Errflag_t *errflag)
 {
-    return MPIR_Reduce_scatter_block_impl(sendbuf, recvbuf, recvcount, datatype, op, comm_ptr,
-                                          errflag);
+    return mm_coll_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm_ptr,
+                                        errflag);
 }
 
 MPL_STATIC_INLINE_PREFIX int MPID_Scan(const void *sendbuf, void *recvbuf, MPI_Aint count,
