@@ -366,11 +366,15 @@ static int allreduce_get(const void *sendbuf, void *recvbuf, MPI_Aint count,
  * the whole vector for an allreduce and a reduce's root, nothing for its other processes,
  * the process's block for a reduce-scatter. With MPI_IN_PLACE and out at the start of
  * the input (a reduce-scatter), result element i lands at i - lo <= i, whose input was
- * copied in by the end of the round that computes i. */
+ * copied in by the end of the round that computes i; and, as MPICH's own algorithms
+ * leave it (programs rely on it: MPICH's cxx/coll/redscatblk reads it there), at i too,
+ * where the two places do not overlap. */
 static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype dt,
                       MPI_Aint esz, MPI_Op op, MPI_Aint lo, MPI_Aint hi, MPIR_Comm * comm,
                       mm_coll_comm_t * cc)
 {
+    /* where the block's place and the start of the buffer do not overlap */
+    int scatter_in_place = sendbuf == MPI_IN_PLACE && lo > 0 && lo >= hi - lo;
     int mpi_errno = MPI_SUCCESS, err, p = comm->local_size, me = comm->rank;
     MPI_Aint per_round = (MPI_Aint) cc->region / esz, true_lb;
     const char *in;
@@ -405,6 +409,8 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
                 for (int j = p - 2; j >= 0 && mpi_errno == MPI_SUCCESS; j--)
                     mpi_errno = MPIR_Reduce_local(mm_coll_region(cc, p, set, j) + at, acc, k,
                                                   dt, op);
+                if (scatter_in_place)
+                    memcpy(out + w_lo * esz, acc, k * esz);
             }
             done += n;
             continue;
@@ -421,6 +427,9 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
         if (wants)
             memcpy(out + (w_lo - lo) * esz,
                    mm_coll_region(cc, p, set, p - 1) + (w_lo - done) * esz,
+                   (w_hi - w_lo) * esz);
+        if (wants && scatter_in_place)
+            memcpy(out + w_lo * esz, mm_coll_region(cc, p, set, p - 1) + (w_lo - done) * esz,
                    (w_hi - w_lo) * esz);
         done += n;
     }
