@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 {
     int wrank, wsize;
     MPI_Datatype vec, mixed, mixed_r;
-    long pmin = 65536, cmin = 2097152, smin = 1024;
+    long pmin = 65536, cmin = 2097152, smin = 1;
     const char *e;
 
     MPI_Init(&argc, &argv);
