@@ -84,6 +84,18 @@ static void matmul(void *in, void *inout, int *len, MPI_Datatype * dt)
     }
 }
 
+/* Does result element o differ from reference element r? Only the bytes that hold
+ * data count: MPI_DOUBLE_INT's 12 of its 16, and long double's value (its padding is
+ * garbage). */
+static int elem_differs(const type_t * t, const char *o, const char *r, MPI_Aint extent)
+{
+    if (t->kind == PAIR && t->dt == MPI_DOUBLE_INT)
+        return memcmp(o, r, 12) != 0;
+    if (t->dt == MPI_LONG_DOUBLE)
+        return *(const long double *) o != *(const long double *) r;
+    return memcmp(o, r, (size_t) extent) != 0;
+}
+
 /* MPI_Allreduce (root < 0) or MPI_Reduce to root; with MPI_IN_PLACE where the result
  * goes (a reduce's non-roots pass their input as usual). */
 static int check_one(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opname,
@@ -134,19 +146,9 @@ static int check_one(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opn
         MPI_Reduce_local(x, ref, (int) count, t->dt, op);
     }
     int bad = -1;
-    if (t->kind == PAIR && t->dt == MPI_DOUBLE_INT) {
-        for (long i = 0; i < count && bad < 0; i++)
-            if (memcmp(out + 16 * i, ref + 16 * i, 12))
-                bad = (int) i;
-    } else if (t->dt == MPI_LONG_DOUBLE) {
-        for (long i = 0; i < count && bad < 0; i++)
-            if (((long double *) out)[i] != ((long double *) ref)[i])
-                bad = (int) i;
-    } else if (memcmp(out, ref, bytes)) {
-        for (long i = 0; i < count && bad < 0; i++)
-            if (memcmp(out + i * extent, ref + i * extent, (size_t) extent))
-                bad = (int) i;
-    }
+    for (long i = 0; i < count && bad < 0; i++)
+        if (elem_differs(t, out + i * extent, ref + i * extent, extent))
+            bad = (int) i;
     CHECK(bad < 0, "comm of %d, %s %s, count %ld%s%s: element %d differs from the reference",
           size, t->name, opname, count, in_place ? " (in place)" : "",
           root >= 0 ? " (MPI_Reduce)" : "", bad);
@@ -197,13 +199,9 @@ static int check_rs(MPI_Comm comm, const type_t * t, MPI_Op op, const char *opna
         fill(t, x, total, j, for_prod);
         MPI_Reduce_local(x, ref, (int) total, t->dt, op);
     }
-    for (long i = 0; i < counts[rank] && bad < 0; i++) {
-        const char *o = out + i * extent, *r = ref + (lo + i) * extent;
-        if (t->kind == PAIR && t->dt == MPI_DOUBLE_INT ? memcmp(o, r, 12) != 0 :
-            t->dt == MPI_LONG_DOUBLE ? *(const long double *) o != *(const long double *) r :
-            memcmp(o, r, (size_t) extent) != 0)
+    for (long i = 0; i < counts[rank] && bad < 0; i++)
+        if (elem_differs(t, out + i * extent, ref + (lo + i) * extent, extent))
             bad = (int) i;
-    }
     CHECK(bad < 0, "comm of %d, %s %s, %s of %ld%s: element %d of my block differs from the "
           "reference", size, t->name, opname, uneven ? "MPI_Reduce_scatter" :
           "MPI_Reduce_scatter_block", count, in_place ? " (in place)" : "", bad);

@@ -153,13 +153,14 @@ static double op_msgrate(long iters, size_t bytes)
 
 static char *bcast_buf, *reduce_out;
 
-static double op_allreduce(long iters, size_t bytes)
+/* A collective timed call by call, each followed by a barrier that is not timed: the
+ * slowest rank's mean time per call (us). */
+static double per_call(long iters, size_t bytes, void (*call)(size_t))
 {
     double sum = 0, t, worst;
     for (long i = 0; i < iters; i++) {
         t = MPI_Wtime();
-        MPI_Allreduce(bcast_buf, reduce_out, (int) (bytes / sizeof(double)), MPI_DOUBLE,
-                      MPI_SUM, MPI_COMM_WORLD);
+        call(bytes);
         sum += MPI_Wtime() - t;
         MPI_Barrier(MPI_COMM_WORLD);
     }
@@ -168,58 +169,57 @@ static double op_allreduce(long iters, size_t bytes)
     return worst;
 }
 
+static void call_allreduce(size_t bytes)
+{
+    MPI_Allreduce(bcast_buf, reduce_out, (int) (bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+}
+
+static void call_bcast(size_t bytes)
+{
+    MPI_Bcast(bcast_buf, (int) bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+static void call_reduce(size_t bytes)
+{
+    MPI_Reduce(bcast_buf, reduce_out, (int) (bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM, 0,
+               MPI_COMM_WORLD);
+}
+
+static void call_allgather(size_t bytes)
+{
+    MPI_Allgather(bcast_buf, (int) bytes, MPI_BYTE, reduce_out, (int) bytes, MPI_BYTE,
+                  MPI_COMM_WORLD);
+}
+
+static double op_allreduce(long iters, size_t bytes)
+{
+    return per_call(iters, bytes, call_allreduce);
+}
+
 static double op_bcast(long iters, size_t bytes)
 {
-    double sum = 0, t, worst;
-    for (long i = 0; i < iters; i++) {
-        t = MPI_Wtime();
-        MPI_Bcast(bcast_buf, (int) bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-        sum += MPI_Wtime() - t;
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    sum = sum * 1e6 / iters;
-    MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
+    return per_call(iters, bytes, call_bcast);
+}
+
+static double op_reduce(long iters, size_t bytes)
+{
+    return per_call(iters, bytes, call_reduce);
+}
+
+static double op_allgather(long iters, size_t bytes)
+{
+    return per_call(iters, bytes, call_allgather);
 }
 
 static double op_bcast_stream(long iters, size_t bytes)
 {
     double t = MPI_Wtime(), worst;
     for (long i = 0; i < iters; i++)
-        MPI_Bcast(bcast_buf, (int) bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        call_bcast(bytes);
     MPI_Barrier(MPI_COMM_WORLD);
     t = (MPI_Wtime() - t) * 1e6 / iters;
     MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
-
-static double op_reduce(long iters, size_t bytes)
-{
-    double sum = 0, t, worst;
-    for (long i = 0; i < iters; i++) {
-        t = MPI_Wtime();
-        MPI_Reduce(bcast_buf, reduce_out, (int) (bytes / sizeof(double)), MPI_DOUBLE, MPI_SUM,
-                   0, MPI_COMM_WORLD);
-        sum += MPI_Wtime() - t;
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    sum = sum * 1e6 / iters;
-    MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
-
-static double op_allgather(long iters, size_t bytes)
-{
-    double sum = 0, t, worst;
-    for (long i = 0; i < iters; i++) {
-        t = MPI_Wtime();
-        MPI_Allgather(bcast_buf, (int) bytes, MPI_BYTE, reduce_out, (int) bytes, MPI_BYTE,
-                      MPI_COMM_WORLD);
-        sum += MPI_Wtime() - t;
-        MPI_Barrier(MPI_COMM_WORLD);
-    }
-    sum = sum * 1e6 / iters;
-    MPI_Allreduce(&sum, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return worst;
 }
 

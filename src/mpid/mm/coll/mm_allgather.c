@@ -101,8 +101,6 @@ int mm_coll_allgather(const void *sendbuf, MPI_Aint sendcount, MPI_Datatype send
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = allgather_seg(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                   nbytes, comm, cc);
-    if (mpi_errno && *errflag == MPIR_ERR_NONE)
-        *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
-            MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
+    mm_coll_errflag(mpi_errno, errflag);
     return mpi_errno;
 }

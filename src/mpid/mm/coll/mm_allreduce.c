@@ -478,9 +478,7 @@ int mm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
     if (mpi_errno == MPI_SUCCESS && fallback)
         mpi_errno = MPIR_Allreduce_impl(sendbuf, recvbuf, count, dt, op, comm, errflag);
   fn_exit:
-    if (mpi_errno && *errflag == MPIR_ERR_NONE)
-        *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
-            MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
+    mm_coll_errflag(mpi_errno, errflag);
     return mpi_errno;
 }
 
@@ -496,9 +494,7 @@ int mm_coll_allreduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
             return mpir;                                                        \
         if (mpi_errno == MPI_SUCCESS)                                           \
             mpi_errno = run;                                                    \
-        if (mpi_errno && *(errflag_) == MPIR_ERR_NONE)                          \
-            *(errflag_) = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ? \
-                MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;                          \
+        mm_coll_errflag(mpi_errno, errflag_);                                   \
     } while (0)
 
 int mm_coll_reduce(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Datatype dt,

@@ -46,8 +46,6 @@ int mm_coll_barrier(MPIR_Comm * comm, MPIR_Errflag_t * errflag)
         mpi_errno = mm_coll_round(cc, comm->rank, comm->local_size, &g);
     if (mpi_errno == MPI_SUCCESS)
         mpi_errno = mm_coll_step(cc, comm->rank, comm->local_size, g, 1, 1);
-    if (mpi_errno && *errflag == MPIR_ERR_NONE)
-        *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
-            MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
+    mm_coll_errflag(mpi_errno, errflag);
     return mpi_errno;
 }

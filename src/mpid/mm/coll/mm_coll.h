@@ -114,4 +114,13 @@ int mm_coll_round(mm_coll_comm_t * cc, int me, int p, uint64_t * g_out);
  * process of the p has. */
 int mm_coll_step(mm_coll_comm_t * cc, int me, int p, uint64_t g, int s, int wait);
 
+/* A collective that failed records it in errflag, as MPIR's algorithms do, unless an
+ * earlier step already did. */
+static inline void mm_coll_errflag(int mpi_errno, MPIR_Errflag_t * errflag)
+{
+    if (mpi_errno && *errflag == MPIR_ERR_NONE)
+        *errflag = MPIX_ERR_PROC_FAILED == MPIR_ERR_GET_CLASS(mpi_errno) ?
+            MPIR_ERR_PROC_FAILED : MPIR_ERR_OTHER;
+}
+
 #endif /* MM_COLL_H_INCLUDED */
