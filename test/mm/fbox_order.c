@@ -7,8 +7,10 @@
  * ones still in the ring. Rank 1 then receives with MPI_ANY_TAG and checks that the
  * messages arrive in the order sent, with their sizes and contents.
  *
- * Messages of one slot to 10 KiB take spans of up to five slots (shm_impl.h, SPANS), so
- * the sizes include a span's boundaries and payloads too long for any span (cells). The
+ * Messages of one 64-byte slot to 10 KiB take spans of up to 160 slots (shm_impl.h,
+ * SPANS), so the sizes include one-slot messages, spans of many lengths and payloads too
+ * long for any span (cells); the payload bytes the receiver leaves behind in the ring are
+ * what a later lap must not mistake for a stamp (STALE STAMPS). The
  * first round has the receiver sleep (ring full: spans and cells interleave); the later
  * rounds receive at once, so the sender goes round the ring many times and spans meet
  * its end (skip slots) at many offsets.
@@ -26,12 +28,12 @@ static int msg_size(int i)
         case 0:  return 0;
         case 1:  return 8;
         case 2:  return 900;
-        case 3:  return 5000;       /* a span of three slots */
-        case 4:  return 12;
+        case 3:  return 5000;       /* a span of 80 slots */
+        case 4:  return 12;         /* envelope + 12 bytes: one slot */
         case 5:  return 1000;
-        case 6:  return 1984;       /* about one slot with its envelope */
-        case 7:  return 2100;       /* just over one slot */
-        case 8:  return 8192;       /* shm's eager limit with CMA: five slots */
+        case 6:  return 1984;
+        case 7:  return 2100;
+        case 8:  return 8192;       /* shm's eager limit with CMA */
         case 9:  return 10180;      /* near the longest span */
         case 10: return 12000;      /* longer than any span: cells (or rendezvous) */
         case 11: return 4000;

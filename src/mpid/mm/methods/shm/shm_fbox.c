@@ -44,9 +44,19 @@ static inline char *span_data(shm_fslot_t * slot)
     return (char *) slot + offsetof(shm_fslot_t, data);
 }
 
+/* Sender: the stamp of the slot at position pos, where the next message will start, gets
+ * a value no full slot there has (STALE STAMPS in shm_impl.h). Called before the release
+ * store that publishes the message or skip ending there. */
+static inline void slot_clear_next(shm_fbox_t * fb, uint32_t pos)
+{
+    atomic_store_explicit(&fb->slot[pos & (shm_state.fbox_slots - 1)].stamp, pos,
+                          memory_order_relaxed);
+}
+
 /* Sender: the first slot of a free span for a message of len bytes to local rank r, or
- * NULL when the ring has no room for it. A span that would wrap is preceded by a skip
- * slot filling the rest of the ring (published here, once there is room for both). */
+ * NULL when the ring has no room for it (and the slot after it, which the sender clears).
+ * A span that would wrap is preceded by a skip filling the rest of the ring (published
+ * here, once there is room for both). */
 static inline shm_fslot_t *slot_take(int r, size_t len)
 {
     shm_fbox_t *fb = shm_fbox(shm_state.my_local, r);
@@ -54,13 +64,14 @@ static inline shm_fslot_t *slot_take(int r, size_t len)
     uint32_t idx = pos & (nslots - 1), k = span_slots(len);
     uint32_t skip = idx + k > nslots ? nslots - idx : 0;
 
-    if (pos - shm_state.tx_consumed[r] + skip + k > nslots) {
+    if (pos - shm_state.tx_consumed[r] + skip + k + 1 > nslots) {
         shm_state.tx_consumed[r] = atomic_load_explicit(&fb->consumed, memory_order_acquire);
-        if (pos - shm_state.tx_consumed[r] + skip + k > nslots)
+        if (pos - shm_state.tx_consumed[r] + skip + k + 1 > nslots)
             return NULL;
     }
     if (skip) {
         fb->slot[idx].len = SHM_FSLOT_SKIP;
+        slot_clear_next(fb, pos + skip);
         atomic_store_explicit(&fb->slot[idx].stamp, pos + 1, memory_order_release);
         shm_state.tx_pos[r] = pos + skip;
         idx = 0;
@@ -71,12 +82,13 @@ static inline shm_fslot_t *slot_take(int r, size_t len)
 /* Sender: the span slot_take gave holds len bytes of message: number it and hand it over. */
 static inline void slot_publish(int r, shm_fslot_t * slot, size_t len)
 {
-    uint32_t pos = shm_state.tx_pos[r];
+    uint32_t pos = shm_state.tx_pos[r], k = span_slots(len);
 
     slot->len = (uint32_t) len;
     slot->seq = shm_state.tx_seq[r]++;
+    slot_clear_next(shm_fbox(shm_state.my_local, r), pos + k);
     atomic_store_explicit(&slot->stamp, pos + 1, memory_order_release);
-    shm_state.tx_pos[r] = pos + span_slots(len);
+    shm_state.tx_pos[r] = pos + k;
 }
 
 int shm_send_inline(mm_vc_t * vc, const mm_pkt_t * pkt, const void *data, size_t len)
@@ -176,9 +188,6 @@ int shm_fbox_recv(int src, int *delivered)
     memcpy(&pkt, span_data(slot), sizeof(mm_pkt_t));
     mpi_errno = mm_cq_deliver(vc, &pkt, span_data(slot) + sizeof(mm_pkt_t),
                               len - sizeof(mm_pkt_t));
-    /* Stamp words the payload covered get a value of the wrong residue (see SPANS). */
-    for (uint32_t i = 1; i < k; i++)
-        atomic_store_explicit(&slot[i].stamp, pos + i, memory_order_relaxed);
     slot_release(fb, src, pos, k);
     *delivered = 1;
 

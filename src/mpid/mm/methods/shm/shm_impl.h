@@ -65,38 +65,45 @@ typedef struct shm_rank {
 #define SHM_CELL_ENVELOPE 0x1   /* the cell starts with an mm_pkt_t */
 
 /* A fast box: a ring of message slots from one sender to one receiver (shm_fbox.c). A
- * slot is full when its stamp is its ring position + 1; the receiver publishes how many
- * it has consumed in its own cache line, which the sender reads only when its local count
- * says the ring may be full. The slot header and the first 52 bytes of data share a cache
- * line: an envelope with up to 12 bytes of payload is one line.
+ * slot is one cache line; a slot that starts a message is full when its stamp is its ring
+ * position + 1. The receiver publishes how many slots it has consumed in a line of its
+ * own, which the sender reads only when its local count says the ring may be full. The
+ * slot header and the first 52 bytes of data share a line: an envelope with up to 12 bytes
+ * of payload is one line.
  *
  * Ring length (shm_state.fbox_slots, a power of two, the same in every process since it
- * depends only on nlocal): SHM_FBOX_SLOTS_MAX, one window of nonblocking sends, while the
- * nlocal^2 boxes fit SHM_FBOX_BUDGET; shorter beyond, down to SHM_FBOX_SLOTS_MIN; no boxes
- * beyond SHM_FBOX_MAX_LOCAL processes. A message that finds the ring full goes through
- * the cell queues, and so does everything behind it until that queue drains.
+ * depends only on nlocal): SHM_FBOX_SLOTS_MAX (512 KiB: thousands of small messages in
+ * flight, or 63 of 8 KiB) while the nlocal^2 boxes fit SHM_FBOX_BUDGET; shorter beyond,
+ * down to SHM_FBOX_SLOTS_MIN; no boxes beyond SHM_FBOX_MAX_LOCAL processes. A message that
+ * finds the ring full goes through the cell queues, and so does everything behind it until
+ * that queue drains.
  *
  * SPANS. A message longer than one slot takes up to SHM_FBOX_SPAN_MAX consecutive slots
  * (one span): its bytes run on from the first slot's data over the next slots' headers,
  * so the receiver gets it contiguous, and only the first slot's stamp says it is there.
- * An eager message of up to 8 KiB (shm's eager limit with CMA) is then one span instead
- * of a trip through the cell queues, which costs several cache lines that both
- * processes write (8 KiB ping-pong: 1.56 us against MPICH's 1.30 through cells,
- * 2026-12-07). A span never wraps: when it would, the sender first fills the rest of the
- * ring with a skip slot (len SHM_FSLOT_SKIP). The receiver, before it releases a span,
- * overwrites the stamp words its payload covered with a value no slot there can have
- * (a stamp at ring index i is always i + 1 modulo the ring length), so payload bytes
- * never pass for a stamp in a later lap. */
+ * Messages lie back to back, so a stream of them is a sequential walk through memory,
+ * which the hardware prefetchers of both cores follow (with 2 KiB slots, one per message,
+ * every message was a miss on a new line for each side: 8-32 B streaming bandwidth
+ * 0.87-1.0x Open MPI's, 2026-12-07). An eager message of up to 8 KiB (shm's eager limit
+ * with CMA) is one span instead of a trip through the cell queues. A span never wraps:
+ * when it would, the sender first fills the rest of the ring with a skip (len
+ * SHM_FSLOT_SKIP).
+ *
+ * STALE STAMPS. The receiver only ever reads the stamp of the slot where the next message
+ * will start. That word may hold payload from an earlier lap, so before the sender
+ * publishes a message (or a skip) of k slots at position p, it writes p + k into the stamp
+ * of the slot at p + k, where the next one will start: a value no stamp there can have
+ * (a full slot's stamp is its position + 1). The release store of p's stamp orders that
+ * write before anything the receiver does after seeing the message, so the receiver finds
+ * the next start either cleared or published. The sender therefore keeps one slot beyond
+ * each message free, and the receiver never writes into the ring. */
 #define SHM_FBOX_MAX_LOCAL 64
-#define SHM_FBOX_SLOTS_MIN 8
-#define SHM_FBOX_SLOTS_MAX 256
+#define SHM_FBOX_SLOT_BYTES SHM_CACHELINE
+#define SHM_FBOX_SLOTS_MIN 256          /* 16 KiB: an 8 KiB message and room to spare */
+#define SHM_FBOX_SLOTS_MAX 8192
 #define SHM_FBOX_BUDGET ((size_t) 32 << 20)
-/* 2 KiB: a 1 KiB message (a common size: halo rows, small reductions) fits with its
- * envelope; at 1 KiB slots it went through the cell queues, 0.25 against 0.19 us one-way
- * for MPICH's ch4 (2026-12-07). */
-#define SHM_FBOX_SLOT_BYTES 2048
 #define SHM_FBOX_DATA (SHM_FBOX_SLOT_BYTES - 3 * sizeof(uint32_t))     /* envelope + payload */
-#define SHM_FBOX_SPAN_MAX 5     /* 10228 bytes: an 8 KiB payload and its envelope */
+#define SHM_FBOX_SPAN_MAX 160   /* 10228 bytes: an 8 KiB payload and its envelope */
 #define SHM_FBOX_MSG_MAX (SHM_FBOX_SPAN_MAX * SHM_FBOX_SLOT_BYTES - 3 * sizeof(uint32_t))
 #define SHM_FSLOT_SKIP 0        /* a slot's len: no message, the ring starts over */
 typedef struct shm_fslot {
