@@ -1,6 +1,6 @@
-/* Fuzz target: mm_wire_envelope_check (src/mm_wire.c), the check every method's envelopes
- * pass before the engine acts on them. Invariant: an accepted envelope never announces more
- * than the engine may allocate for it. */
+/* Fuzz target: mm_wire_envelope_check (inline in include/mm_wire.h), the check every
+ * method's envelopes pass before the engine acts on them. Invariant: an accepted envelope
+ * never announces more than the engine may allocate for it. */
 #include "fuzz.h"
 #include "mm_wire.h"
 

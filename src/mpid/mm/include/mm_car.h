@@ -57,17 +57,19 @@ struct mm_car;
  * read with get); the completion queue calls it instead of its own rules (mm_cq.c). */
 typedef int (*mm_car_done_fn) (struct mm_car * car);
 
+/* The fields a request's embedded CARs must start out with (zero) come first, so that
+ * resetting them at request creation writes one cache line per CAR, not three. */
 typedef struct mm_car {
-    mm_car_kind_t kind;
-    mm_car_dir_t dir;
     unsigned flags;
     struct MPIR_Request *req;   /* owner whose completion counter this CAR holds; may be NULL */
     struct mm_vc *vc;
-    mm_pkt_t pkt;               /* HEAD CARs: the envelope */
-    mm_buf_t buf;               /* DATA CARs: the bytes */
     struct mm_car *next;        /* next CAR of the same message (HEAD -> DATA) */
     struct mm_car *qnext;       /* link in a method's queue */
     mm_car_done_fn done;        /* see mm_car_done_fn; else NULL */
+    mm_car_kind_t kind;
+    mm_car_dir_t dir;
+    mm_pkt_t pkt;               /* HEAD CARs: the envelope */
+    mm_buf_t buf;               /* DATA CARs: the bytes */
 } mm_car_t;
 
 static inline void mm_buf_init_contig(mm_buf_t * b, void *ptr, size_t len)

@@ -20,8 +20,13 @@ MPIR_Request *mm_request_create(MPIR_Request_kind_t kind, MPIR_Comm * comm);
 void mm_request_cc_add(MPIR_Request * req, int n);
 /* One unit done; at zero the request completes (receives are unpacked first). */
 int mm_request_cc_done(MPIR_Request * req);
-/* Bytes the receive buffer of rreq can hold. */
-size_t mm_request_capacity(MPIR_Request * rreq);
+/* Bytes the receive buffer of rreq can hold (count elements of its datatype). */
+static inline size_t mm_request_capacity(MPIR_Request * rreq)
+{
+    MPI_Aint type_size;
+    MPIR_Datatype_get_size_macro(rreq->dev.datatype, type_size);
+    return (size_t) type_size *(size_t) rreq->dev.count;
+}
 
 /* Partitioned traffic matches in its own space, above MPICH's 16-bit context ids, so it
  * never meets an ordinary receive (MPI keeps the two apart). A context offset. */

@@ -69,17 +69,17 @@ typedef struct MPIDI_MM_request {
     void *cb_arg;               /* on_complete's own data (an xfer chunk) */
     struct mm_xfer_graph *xfer; /* a graph xfer block (kind COLL): its ops (mm_xfer.h) */
     struct MPIR_Request *qnext; /* posted / unexpected queue link */
+    /* persistent requests: what MPI_Start replays */
+    mm_persist_op_t persist_op;
+    int persist_rank;
+    int persist_tag;
+    int persist_ctx_offset;
     mm_car_t head_car;
     mm_car_t data_car;
     /* RGET (MM_REQ_RGET): the method's rendezvous data describing the sender's buffer
      * (not cleared at creation: read only under the flag) */
     uint16_t rndv_len;
     unsigned char rndv[MM_RNDV_DATA_MAX];
-    /* persistent requests: what MPI_Start replays */
-    mm_persist_op_t persist_op;
-    int persist_rank;
-    int persist_tag;
-    int persist_ctx_offset;
 } MPIDI_MM_request_t;
 
 #define MPID_DEV_REQUEST_DECL MPIDI_MM_request_t dev;

@@ -20,7 +20,8 @@ static inline void car_reset(mm_car_t * car)
 
 /* Field by field rather than a memset of the fields before head_car: that memset compiled
  * to `rep stos`, whose start-up cost made request creation a tenth of an 8-byte
- * ping-pong (perf, 2026-12-07). */
+ * ping-pong (perf, 2026-12-07). In the order of the struct, so that the stores go out
+ * line by line: with a window of requests in flight they are not all in L1. */
 void MPID_Request_create_hook(MPIR_Request * req)
 {
     MPIDI_MM_request_t *d = &req->dev;
@@ -31,6 +32,7 @@ void MPID_Request_create_hook(MPIR_Request * req)
     d->flags = 0;
     d->buf = NULL;
     d->count = 0;
+    d->datatype = MPI_DATATYPE_NULL;
     d->buf_offset = 0;
     d->data_sz = 0;
     d->tmpbuf = NULL;
@@ -43,13 +45,12 @@ void MPID_Request_create_hook(MPIR_Request * req)
     d->cb_arg = NULL;
     d->xfer = NULL;
     d->qnext = NULL;
-    car_reset(&req->dev.head_car);
-    car_reset(&req->dev.data_car);
-    req->dev.persist_op = MM_PERSIST_SEND;
-    req->dev.persist_rank = 0;
-    req->dev.persist_tag = 0;
-    req->dev.persist_ctx_offset = 0;
-    req->dev.datatype = MPI_DATATYPE_NULL;
+    d->persist_op = MM_PERSIST_SEND;
+    d->persist_rank = 0;
+    d->persist_tag = 0;
+    d->persist_ctx_offset = 0;
+    car_reset(&d->head_car);
+    car_reset(&d->data_car);
 }
 
 void MPID_Request_free_hook(MPIR_Request * req)
@@ -91,13 +92,6 @@ void mm_request_cc_add(MPIR_Request * req, int n)
     int was_incomplete;
     for (int i = 0; i < n; i++)
         MPIR_cc_incr(req->cc_ptr, &was_incomplete);
-}
-
-size_t mm_request_capacity(MPIR_Request * rreq)
-{
-    MPI_Aint type_size;
-    MPIR_Datatype_get_size_macro(rreq->dev.datatype, type_size);
-    return (size_t) type_size *(size_t) rreq->dev.count;
 }
 
 /* A receive's payload is in place (in the user buffer or in tmpbuf): unpack if needed and

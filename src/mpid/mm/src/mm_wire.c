@@ -10,41 +10,6 @@
 #include "mm_wire.h"
 #include <string.h>
 
-mm_wire_err_t mm_wire_envelope_check(const mm_pkt_t * pkt, uint64_t eager_limit_rx)
-{
-    if (pkt->version != MM_PKT_VERSION)
-        return MM_WIRE_BAD;
-    /* Rendezvous data only rides on an RTS, and the receiver reads it into a fixed place. */
-    if (pkt->aux_sz != 0 && (pkt->kind != MM_PKT_RTS || pkt->aux_sz > MM_RNDV_DATA_MAX))
-        return MM_WIRE_BAD;
-    switch (pkt->kind) {
-        case MM_PKT_EAGER:
-        case MM_PKT_EAGER_SYNC:
-            /* The receiver allocates this much for an unexpected message; MM_MSG_MAX holds
-             * even against a configured limit beyond it. */
-            return pkt->data_sz <= eager_limit_rx && pkt->data_sz <= MM_MSG_MAX ?
-                MM_WIRE_OK : MM_WIRE_TOOLARGE;
-        case MM_PKT_RTS:
-        case MM_PKT_DATA:
-        case MM_PKT_RMA_RESP:
-            /* Taken only by a request this process posted, which checks the size against
-             * its own; the bound keeps every sum of sizes from wrapping. */
-            return pkt->data_sz <= MM_MSG_MAX ? MM_WIRE_OK : MM_WIRE_TOOLARGE;
-        case MM_PKT_RMA_OP:
-            /* rma/ bounds it by the window it names (mm_rma_wire.h). */
-            return pkt->data_sz <= MM_MSG_MAX ? MM_WIRE_OK : MM_WIRE_TOOLARGE;
-        case MM_PKT_SYNC_ACK:
-        case MM_PKT_CTS:
-        case MM_PKT_CANCEL_REQ:
-        case MM_PKT_CANCEL_RESP:
-        case MM_PKT_RMA_CTRL:
-        case MM_PKT_FIN:
-            return pkt->data_sz == 0 ? MM_WIRE_OK : MM_WIRE_BAD;
-        default:
-            return MM_WIRE_BAD;
-    }
-}
-
 static int hexval(char c)
 {
     if (c >= '0' && c <= '9')
