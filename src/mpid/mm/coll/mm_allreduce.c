@@ -376,13 +376,10 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
     /* where the block's place and the start of the buffer do not overlap */
     int scatter_in_place = sendbuf == MPI_IN_PLACE && lo > 0 && lo >= hi - lo;
     int mpi_errno = MPI_SUCCESS, err, p = comm->local_size, me = comm->rank;
-    MPI_Aint per_round = (MPI_Aint) cc->region / esz, true_lb;
-    const char *in;
-    char *out;
+    MPI_Aint per_round = (MPI_Aint) cc->region / esz;
+    char *out = recvbuf;        /* the type's data start at its address (seg_path_possible) */
+    const char *in = sendbuf == MPI_IN_PLACE ? out : sendbuf;
 
-    MPIR_Datatype_get_true_lb(dt, &true_lb);
-    out = (char *) recvbuf + true_lb;
-    in = sendbuf == MPI_IN_PLACE ? out : (const char *) sendbuf + true_lb;
     for (MPI_Aint done = 0; done < count;) {
         MPI_Aint n = MPL_MIN(per_round, count - done), first, sn;
         MPI_Aint w_lo = MPL_MAX(lo, done), w_hi = MPL_MIN(hi, done + n);  /* wanted here */
@@ -440,7 +437,7 @@ static int reduce_seg(const void *sendbuf, void *recvbuf, MPI_Aint count, MPI_Da
 static int seg_path_possible(MPIR_Comm * comm, MPI_Aint count, MPI_Datatype dt,
                              MPI_Aint * elem_size)
 {
-    MPI_Aint size, extent;
+    MPI_Aint size, extent, true_lb;
     int is_contig;
 
     if (comm->comm_kind != MPIR_COMM_KIND__INTRACOMM || comm->local_size < 2 ||
@@ -448,8 +445,13 @@ static int seg_path_possible(MPIR_Comm * comm, MPI_Aint count, MPI_Datatype dt,
         return 0;
     MPIR_Datatype_get_size_macro(dt, size);
     MPIR_Datatype_get_extent_macro(dt, extent);
+    MPIR_Datatype_get_true_lb(dt, &true_lb);
     MPIR_Datatype_is_contig(dt, &is_contig);
-    if (!is_contig || size != extent || size == 0 || size * count < MPIR_CVAR_MM_REDUCE_SHM_MIN ||
+    /* The regions hold elements from byte 0, and MPIR_Reduce_local reads a buffer at its
+     * address + true lb: a type whose data start elsewhere (a user op's struct with a
+     * displacement) goes to MPIR, as on the path by reads. */
+    if (!is_contig || size != extent || true_lb != 0 || size == 0 ||
+        size * count < MPIR_CVAR_MM_REDUCE_SHM_MIN ||
         (size_t) size > MM_SEG_AREA / (2 * (size_t) comm->local_size) - 64)
         return 0;
     *elem_size = size;
