@@ -31,11 +31,20 @@ int shm_fbox_fits(const mm_car_t * head)
         mm_buf_remaining(&head->next->buf) <= SHM_FBOX_MSG_MAX - sizeof(mm_pkt_t);
 }
 
-/* The slots a message of len bytes (envelope + payload) takes: one span. */
-static inline uint32_t span_slots(size_t len)
+/* The slots a message of len bytes (envelope + payload) covers. */
+static inline uint32_t data_slots(size_t len)
 {
     return (uint32_t) ((offsetof(shm_fslot_t, data) + len + SHM_FBOX_SLOT_BYTES - 1) /
                        SHM_FBOX_SLOT_BYTES);
+}
+
+/* The slots its span takes: a longer one is padded to a whole SHM_FBOX_SPAN_ALIGN slots
+ * (SPANS in shm_impl.h). */
+static inline uint32_t span_slots(size_t len)
+{
+    uint32_t k = data_slots(len);
+
+    return k <= SHM_FBOX_DENSE_MAX ? k : (k + SHM_FBOX_SPAN_ALIGN - 1) & ~(SHM_FBOX_SPAN_ALIGN - 1);
 }
 
 /* A span's bytes, from its first slot on. Not slot->data: they run past that array. */
@@ -44,19 +53,9 @@ static inline char *span_data(shm_fslot_t * slot)
     return (char *) slot + offsetof(shm_fslot_t, data);
 }
 
-/* Sender: the stamp of the slot at position pos, where the next message will start, gets
- * a value no full slot there has (STALE STAMPS in shm_impl.h). Called before the release
- * store that publishes the message or skip ending there. */
-static inline void slot_clear_next(shm_fbox_t * fb, uint32_t pos)
-{
-    atomic_store_explicit(&fb->slot[pos & (shm_state.fbox_slots - 1)].stamp, pos,
-                          memory_order_relaxed);
-}
-
 /* Sender: the first slot of a free span for a message of len bytes to local rank r, or
- * NULL when the ring has no room for it (and the slot after it, which the sender clears).
- * A span that would wrap is preceded by a skip filling the rest of the ring (published
- * here, once there is room for both). */
+ * NULL when the ring has no room for it. A span that would wrap is preceded by a skip
+ * filling the rest of the ring (published here, once there is room for both). */
 static inline shm_fslot_t *slot_take(int r, size_t len)
 {
     shm_fbox_t *fb = shm_fbox(shm_state.my_local, r);
@@ -64,14 +63,13 @@ static inline shm_fslot_t *slot_take(int r, size_t len)
     uint32_t idx = pos & (nslots - 1), k = span_slots(len);
     uint32_t skip = idx + k > nslots ? nslots - idx : 0;
 
-    if (pos - shm_state.tx_consumed[r] + skip + k + 1 > nslots) {
+    if (pos - shm_state.tx_consumed[r] + skip + k > nslots) {
         shm_state.tx_consumed[r] = atomic_load_explicit(&fb->consumed, memory_order_acquire);
-        if (pos - shm_state.tx_consumed[r] + skip + k + 1 > nslots)
+        if (pos - shm_state.tx_consumed[r] + skip + k > nslots)
             return NULL;
     }
     if (skip) {
         fb->slot[idx].len = SHM_FSLOT_SKIP;
-        slot_clear_next(fb, pos + skip);
         atomic_store_explicit(&fb->slot[idx].stamp, pos + 1, memory_order_release);
         shm_state.tx_pos[r] = pos + skip;
         idx = 0;
@@ -86,7 +84,6 @@ static inline void slot_publish(int r, shm_fslot_t * slot, size_t len)
 
     slot->len = (uint32_t) len;
     slot->seq = shm_state.tx_seq[r]++;
-    slot_clear_next(shm_fbox(shm_state.my_local, r), pos + k);
     atomic_store_explicit(&slot->stamp, pos + 1, memory_order_release);
     shm_state.tx_pos[r] = pos + k;
 }
@@ -188,6 +185,10 @@ int shm_fbox_recv(int src, int *delivered)
     memcpy(&pkt, span_data(slot), sizeof(mm_pkt_t));
     mpi_errno = mm_cq_deliver(vc, &pkt, span_data(slot) + sizeof(mm_pkt_t),
                               len - sizeof(mm_pkt_t));
+    /* Stamp words the payload covered get a value of the wrong residue (STALE STAMPS);
+     * a padded span's slots past its payload were not written and keep theirs. */
+    for (uint32_t i = 1; i < data_slots(len); i++)
+        atomic_store_explicit(&slot[i].stamp, pos + i, memory_order_relaxed);
     slot_release(fb, src, pos, k);
     *delivered = 1;
 

@@ -73,7 +73,7 @@ typedef struct shm_rank {
  *
  * Ring length (shm_state.fbox_slots, a power of two, the same in every process since it
  * depends only on nlocal): SHM_FBOX_SLOTS_MAX (512 KiB: thousands of small messages in
- * flight, or 63 of 8 KiB) while the nlocal^2 boxes fit SHM_FBOX_BUDGET; shorter beyond,
+ * flight, or 51 of 8 KiB) while the nlocal^2 boxes fit SHM_FBOX_BUDGET; shorter beyond,
  * down to SHM_FBOX_SLOTS_MIN; no boxes beyond SHM_FBOX_MAX_LOCAL processes. A message that
  * finds the ring full goes through the cell queues, and so does everything behind it until
  * that queue drains.
@@ -81,28 +81,33 @@ typedef struct shm_rank {
  * SPANS. A message longer than one slot takes up to SHM_FBOX_SPAN_MAX consecutive slots
  * (one span): its bytes run on from the first slot's data over the next slots' headers,
  * so the receiver gets it contiguous, and only the first slot's stamp says it is there.
- * Messages lie back to back, so a stream of them is a sequential walk through memory,
- * which the hardware prefetchers of both cores follow (with 2 KiB slots, one per message,
- * every message was a miss on a new line for each side: 8-32 B streaming bandwidth
- * 0.87-1.0x Open MPI's, 2026-12-07). An eager message of up to 8 KiB (shm's eager limit
- * with CMA) is one span instead of a trip through the cell queues. A span never wraps:
- * when it would, the sender first fills the rest of the ring with a skip (len
- * SHM_FSLOT_SKIP).
+ * Spans of up to SHM_FBOX_DENSE_MAX slots (a payload of up to 460 bytes) lie back to
+ * back, so a stream of small messages is a sequential walk through memory: 8-64 B
+ * streaming bandwidth went from 0.92-1.0x Open MPI's to 1.02-1.4x in the VM's fast mode
+ * (with 2 KiB slots, one per message, each message was a miss on a line of its own for
+ * both processes), 2026-12-07. Longer spans are padded to a multiple of
+ * SHM_FBOX_SPAN_ALIGN slots (2 KiB), as the 2 KiB slots were: packed back to back, 512 B-4
+ * KiB messages lost 7-24%, most likely to the receiver's prefetches of the lines after a
+ * long message, which the sender is then writing. An eager message of up to 8 KiB (shm's
+ * eager limit with CMA) is one span instead of a trip through the cell queues. A span
+ * never wraps: when it would, the sender first fills the rest of the ring with a skip
+ * (len SHM_FSLOT_SKIP).
  *
- * STALE STAMPS. The receiver only ever reads the stamp of the slot where the next message
- * will start. That word may hold payload from an earlier lap, so before the sender
- * publishes a message (or a skip) of k slots at position p, it writes p + k into the stamp
- * of the slot at p + k, where the next one will start: a value no stamp there can have
- * (a full slot's stamp is its position + 1). The release store of p's stamp orders that
- * write before anything the receiver does after seeing the message, so the receiver finds
- * the next start either cleared or published. The sender therefore keeps one slot beyond
- * each message free, and the receiver never writes into the ring. */
+ * STALE STAMPS. The stamp word of a slot inside a span holds payload. Before it releases a
+ * span, the receiver overwrites the stamp words its payload covered with a value no slot
+ * there can have (a stamp at ring index i is always i + 1 modulo the ring length), so
+ * payload bytes never pass for a stamp in a later lap. (Tried instead: the sender clearing
+ * the stamp where the next message starts, so the receiver never writes into the ring. It
+ * cost 8 B bandwidth a quarter in the VM's slow mode, 62 against 88 MB/s: one more store
+ * into a line the receiver is about to read.) */
 #define SHM_FBOX_MAX_LOCAL 64
 #define SHM_FBOX_SLOT_BYTES SHM_CACHELINE
 #define SHM_FBOX_SLOTS_MIN 256          /* 16 KiB: an 8 KiB message and room to spare */
 #define SHM_FBOX_SLOTS_MAX 8192
 #define SHM_FBOX_BUDGET ((size_t) 32 << 20)
 #define SHM_FBOX_DATA (SHM_FBOX_SLOT_BYTES - 3 * sizeof(uint32_t))     /* envelope + payload */
+#define SHM_FBOX_DENSE_MAX 8    /* spans of up to this many slots lie back to back */
+#define SHM_FBOX_SPAN_ALIGN 32  /* longer ones are padded to a multiple of this (2 KiB) */
 #define SHM_FBOX_SPAN_MAX 160   /* 10228 bytes: an 8 KiB payload and its envelope */
 #define SHM_FBOX_MSG_MAX (SHM_FBOX_SPAN_MAX * SHM_FBOX_SLOT_BYTES - 3 * sizeof(uint32_t))
 #define SHM_FSLOT_SKIP 0        /* a slot's len: no message, the ring starts over */
