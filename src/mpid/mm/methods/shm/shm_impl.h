@@ -96,7 +96,9 @@ typedef struct shm_rank {
  * STALE STAMPS. The stamp word of a slot inside a span holds payload. Before it releases a
  * span, the receiver overwrites the stamp words its payload covered with a value no slot
  * there can have (a stamp at ring index i is always i + 1 modulo the ring length), so
- * payload bytes never pass for a stamp in a later lap. (Tried instead: the sender clearing
+ * payload bytes never pass for a stamp in a later lap. A slot no one writes for a while (a
+ * padded span's tail, past a skip) keeps an old stamp of the right residue, which could
+ * match again only after exactly 2^32 positions: a 64-bit stamp would close that. (Tried instead: the sender clearing
  * the stamp where the next message starts, so the receiver never writes into the ring. It
  * cost 8 B bandwidth a quarter in the VM's slow mode, 62 against 88 MB/s: one more store
  * into a line the receiver is about to read.) */
