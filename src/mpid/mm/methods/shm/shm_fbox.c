@@ -44,7 +44,8 @@ static inline uint32_t span_slots(size_t len)
 {
     uint32_t k = data_slots(len);
 
-    return k <= SHM_FBOX_DENSE_MAX ? k : (k + SHM_FBOX_SPAN_ALIGN - 1) & ~(SHM_FBOX_SPAN_ALIGN - 1);
+    return k <= SHM_FBOX_DENSE_MAX ? k :
+        (k + SHM_FBOX_SPAN_ALIGN - 1) & ~(SHM_FBOX_SPAN_ALIGN - 1);
 }
 
 /* A span's bytes, from its first slot on. Not slot->data: they run past that array. */

@@ -98,8 +98,8 @@ typedef struct shm_rank {
  * there can have (a stamp at ring index i is always i + 1 modulo the ring length), so
  * payload bytes never pass for a stamp in a later lap. A slot no one writes for a while (a
  * padded span's tail, past a skip) keeps an old stamp of the right residue, which could
- * match again only after exactly 2^32 positions: a 64-bit stamp would close that. (Tried instead: the sender clearing
- * the stamp where the next message starts, so the receiver never writes into the ring. It
+ * match again only after exactly 2^32 positions: a 64-bit stamp would close that.
+ * (Tried instead: the sender clearing the stamp where the next message starts, so the receiver never writes into the ring. It
  * cost 8 B bandwidth a quarter in the VM's slow mode, 62 against 88 MB/s: one more store
  * into a line the receiver is about to read.) */
 #define SHM_FBOX_MAX_LOCAL 64
