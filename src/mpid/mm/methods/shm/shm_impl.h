@@ -99,9 +99,9 @@ typedef struct shm_rank {
  * payload bytes never pass for a stamp in a later lap. A slot no one writes for a while (a
  * padded span's tail, past a skip) keeps an old stamp of the right residue, which could
  * match again only after exactly 2^32 positions: a 64-bit stamp would close that.
- * (Tried instead: the sender clearing the stamp where the next message starts, so the receiver never writes into the ring. It
- * cost 8 B bandwidth a quarter in the VM's slow mode, 62 against 88 MB/s: one more store
- * into a line the receiver is about to read.) */
+ * (Tried instead: the sender clearing the stamp where the next message starts, so the
+ * receiver never writes into the ring. It cost 8 B bandwidth a quarter in the VM's slow
+ * mode, 62 against 88 MB/s: one more store into a line the receiver is about to read.) */
 #define SHM_FBOX_MAX_LOCAL 64
 #define SHM_FBOX_SLOT_BYTES SHM_CACHELINE
 #define SHM_FBOX_SLOTS_MIN 256          /* 16 KiB: an 8 KiB message and room to spare */
