@@ -28,7 +28,7 @@ static int msg_size(int i)
         case 0:  return 0;
         case 1:  return 8;
         case 2:  return 900;
-        case 3:  return 5000;       /* a span of 80 slots */
+        case 3:  return 5000;       /* 80 slots, padded to 96 */
         case 4:  return 12;         /* envelope + 12 bytes: one slot */
         case 5:  return 1000;
         case 6:  return 1984;

@@ -58,7 +58,8 @@ struct mm_car;
 typedef int (*mm_car_done_fn) (struct mm_car * car);
 
 /* The fields a request's embedded CARs must start out with (zero) come first, so that
- * resetting them at request creation writes one cache line per CAR, not three. */
+ * resetting them at request creation writes one or two cache lines per CAR (48 bytes,
+ * wherever they fall), not three. */
 typedef struct mm_car {
     unsigned flags;
     struct MPIR_Request *req;   /* owner whose completion counter this CAR holds; may be NULL */

@@ -188,7 +188,7 @@ int shm_fbox_recv(int src, int *delivered)
                               len - sizeof(mm_pkt_t));
     /* Stamp words the payload covered get a value of the wrong residue (STALE STAMPS);
      * a padded span's slots past its payload were not written and keep theirs. */
-    for (uint32_t i = 1; i < data_slots(len); i++)
+    for (uint32_t i = 1, covered = data_slots(len); i < covered; i++)
         atomic_store_explicit(&slot[i].stamp, pos + i, memory_order_relaxed);
     slot_release(fb, src, pos, k);
     *delivered = 1;
