@@ -30,7 +30,8 @@ run() {     # run NAME EXPECT [VAR=VALUE ...]: allpairs on 4 processes under the
     ok=${ok:-0}; denied=${denied:-0}; wok=${wok:-0}; wdenied=${wdenied:-0}
     echo "cma_paths: $name: $ok reads, $denied refused; $wok writes, $wdenied refused"
     case $expect in
-        # The senders wait in MPI_Waitall while their payloads are read, so they help.
+        # In allpairs' one-way phase the senders wait in MPI_Waitall while their payloads
+        # are read, so they help.
         shared) [ "$ok" -gt 0 ] && [ "$denied" -eq 0 ] && [ "$wok" -gt 0 ] &&
                     [ "$wdenied" -eq 0 ] || { echo "  expected CMA reads and writes"; fail=1; } ;;
         # Each of the 12 ordered pairs probes once, then sends through cells.

@@ -191,6 +191,7 @@ typedef struct shm_vc {
     uint8_t cma_rx_ok;          /* receiver: a CMA read from this peer has worked */
     uint8_t cma_rx_off;         /* receiver: the kernel refused one */
     uint8_t cma_help_off;       /* sender: a shared-copy write failed; read-only from now */
+    uint32_t cma_offered;       /* sender: our buffers the peer may read (registrations) */
 } shm_vc_t;
 
 static inline shm_vc_t *shm_vc(mm_vc_t * vc)
