@@ -55,6 +55,7 @@ TESTS = [
     ("allgather", 4, []),
     ("allgather", 8, []),
 ]
+COLL_TESTS = ("allreduce", "bcast", "reduce", "allgather")
 QUICK_TESTS = [t for t in TESTS if t[0] in ("latency", "bw", "fop", "allreduce")]
 
 # Sizes that go into table.md (results.tsv has all of them).
@@ -69,8 +70,10 @@ def log(msg):
     print("[bench %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
 
 
-def impls(mm_prefix):
+def impls(mm_prefix, hosts=None):
     ncores = os.cpu_count() or 1
+    if hosts:
+        return hosts_impls(mm_prefix, hosts)
 
     # Every MPI bound to cores, also beyond one process per core (hydra then puts several
     # on a core; Open MPI has to be told it may): an unbound run of one MPI against a bound
@@ -92,6 +95,55 @@ def impls(mm_prefix):
         ("openmpi", "mpicc.openmpi", ompi, {"OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
          if os.environ.get("MM_BENCH_OMPI_NO_CMA") else {}),
     ]
+
+
+def hosts_impls(mm_prefix, hosts):
+    """Launchers for a job spread over the two namespaces of maint/netns-hosts, half the
+    processes in each: mpiexec runs inside the first host (the proxies reach it over the
+    link). Each host has a core of its own (MM_HOSTS_CORES=1: everything of host i runs
+    on core i), which binds every process of every MPI alike; the MPIs' own binding stays
+    off, because it ignores that confinement and would put both hosts on core 0."""
+    h0, h1, launch, launch_sh = hosts
+
+    def in_h0(cmd):
+        return ["taskset", "-c", "0", "ip", "netns", "exec", h0, "unshare", "--uts", "sh",
+                "-c", 'hostname %s && exec "$0" "$@"' % h0] + cmd
+
+    def hydra(mpiexec):
+        def cmd(np):
+            return in_h0([mpiexec, "-launcher", "rsh", "-launcher-exec", launch, "-hosts",
+                          "%s:%d,%s:%d" % (h0, np // 2, h1, np - np // 2), "-n", str(np),
+                          "-bind-to", "none"])
+        return cmd
+
+    # Open MPI counts a host's slots, not its cores, so it would not yield while it polls
+    # with two processes on a host's one core (as it does on an oversubscribed node), and
+    # a waiting process would keep the one it waits for off the core: tell it.
+    def ompi(np):
+        return in_h0(["mpiexec.openmpi", "--allow-run-as-root", "--oversubscribe",
+                      "--mca", "plm_rsh_agent", launch_sh, "--mca", "mpi_yield_when_idle", "1",
+                      "--host", "%s:%d,%s:%d" % (h0, np // 2, h1, np - np // 2), "-n", str(np),
+                      "--bind-to", "none"])
+
+    return [
+        ("mm", os.path.join(mm_prefix, "bin", "mpicc"),
+         hydra(os.path.join(mm_prefix, "bin", "mpiexec")), {}),
+        ("mpich", "mpicc.mpich", hydra("mpiexec.mpich"), {}),
+        ("openmpi", "mpicc.openmpi", ompi, {}),
+    ]
+
+
+def start_hosts():
+    """maint/netns-hosts, kept running until the returned process's stdin closes."""
+    p = subprocess.Popen([os.path.join(REPO, "maint", "netns-hosts")], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, env=dict(os.environ,
+                                                                     MM_HOSTS_CORES="1"))
+    line = p.stdout.readline().split()
+    if len(line) != 5 or line[0] != "HOSTS":
+        p.stdin.close()
+        p.wait()
+        sys.exit("maint/netns-hosts could not make two hosts: %s" % " ".join(line))
+    return p, line[1:]
 
 
 def build(out, mpis):
@@ -202,12 +254,16 @@ def main():
                     "run as a fourth MPI (mm-base) in the same interleaving")
     ap.add_argument("--tests", help="only these benchmarks (comma-separated names: latency, "
                     "bw, bibw, msgrate, put, get, fop, cas, rmw, acc, gacc, allreduce, bcast)")
+    ap.add_argument("--hosts", type=int, choices=(1, 2), default=1,
+                    help="2: the collectives on two hosts (network namespaces, "
+                    "maint/netns-hosts) joined by tcp, half the processes in each")
     a = ap.parse_args()
 
     out = os.path.abspath(a.out)
     shutil.rmtree(os.path.join(out, "raw"), ignore_errors=True)
     os.makedirs(os.path.join(out, "raw"), exist_ok=True)
-    mpis = impls(os.path.abspath(a.mm_prefix))
+    hosts_proc, hosts = (start_hosts() if a.hosts == 2 else (None, None))
+    mpis = impls(os.path.abspath(a.mm_prefix), hosts)
     if a.baseline:
         base = os.path.abspath(a.baseline)
         mm = mpis[0]
@@ -221,6 +277,8 @@ def main():
         if unknown:
             ap.error("unknown benchmark(s): " + ", ".join(sorted(unknown)))
         tests = [t for t in tests if t[0] in want]
+    if hosts:
+        tests = [t for t in tests if t[0] in COLL_TESTS and t[1] >= 4]
 
     runs = {}       # (test, variant, np, size) -> name -> [run medians]
     start = time.time()
@@ -230,9 +288,14 @@ def main():
                 points, secs = run_one(out, name, launcher, env_extra, bins[name], test, np,
                                        args, a.rounds, rep)
                 for variant, size, med in points:
+                    if hosts:
+                        variant = "2 hosts" if variant == "-" else variant + ", 2 hosts"
                     runs.setdefault((test, variant, np, size), {}).setdefault(name, []).append(med)
         log("%s -n %d done (%.0f s so far)" % (test, np, time.time() - start))
 
+    if hosts_proc:
+        hosts_proc.stdin.close()
+        hosts_proc.wait()
     res = {k: {n: statistics.median(v) for n, v in d.items()} for k, d in runs.items()}
     with open(os.path.join(out, "results.tsv"), "w") as f:
         f.write("test\tvariant\tnp\tsize\tmpi\tmedian\tmin_run\tmax_run\truns\n")
