@@ -49,6 +49,7 @@ mpi_core_sources +=                             \
     src/mpid/mm/coll/mm_bcast.c                 \
     src/mpid/mm/coll/mm_allreduce.c             \
     src/mpid/mm/coll/mm_coll_read.c             \
+    src/mpid/mm/coll/mm_coll_chain.c            \
     src/mpid/mm/coll/mm_coll_seg.c              \
     src/mpid/mm/coll/mm_allgather.c             \
     src/mpid/mm/coll/mm_barrier.c               \

@@ -22,11 +22,19 @@
  * the others receive from their parent and pass each chunk on (recv_forward, replicate)
  * as it arrives, so a large broadcast crosses the tree once, pipelined, instead of being
  * scattered and gathered again. The shape:
- *  - below MPIR_CVAR_MM_BCAST_CHAIN_MIN bytes, a binary tree (depth log2 n, the root
- *    sends twice);
- *  - from it on, a chain 0 -> 1 -> ... -> n-1 (relative to the root): every link carries
- *    the message once, and the chain fills after one chunk (MPIR_CVAR_MM_XFER_CHUNK) per
- *    hop.
+ *  - across nodes, the node-ordered chain (coll/mm_coll_chain.c: each node entered once,
+ *    its leader passing the stream on inside the node while the next chunks cross) in
+ *    chunks of MPIR_CVAR_MM_BCAST_NET_CHUNK. Measured 2026-12-08 on two hosts (network
+ *    namespaces, one core each, tcp between them; 4 processes, time per call): rank-order
+ *    binary tree, 480 KiB chunks: 64 KiB 281 us, 1 MiB 948; chain, 480 KiB chunks: 51
+ *    and 926; chain, 32 KiB chunks: 63 and 594 (16 KiB: 75 and 790; 64 KiB, the tcp
+ *    eager limit: 68 and 1638); Open MPI 4.1: 50 and 748. 8 processes, 32 KiB chunks:
+ *    1 MiB 1337 against Open MPI's 2398.
+ *  - on one node (when there is no node segment, and for MPI_Ibcast), below
+ *    MPIR_CVAR_MM_BCAST_CHAIN_MIN bytes a binary tree (depth log2 n, the root sends
+ *    twice); from it on a chain 0 -> 1 -> ... -> n-1 (relative to the root): every link
+ *    carries the message once, and the chain fills after one chunk
+ *    (MPIR_CVAR_MM_XFER_CHUNK) per hop.
  * Measured 2026-12-07 on one node, 4 processes bound to 2 cores, 3 runs, time per call
  * against MPIR's algorithms on mm: 64 KiB tree 22-26 us vs 37-43; 1 MiB tree 241-290 vs
  * 277-329 (chain 255-302); 16 MiB chain 5970-6560 vs 6980-7520 (tree 6620-7790). A chain
@@ -79,7 +87,20 @@ cvars:
       verbosity   : MPI_T_VERBOSITY_USER_BASIC
       scope       : MPI_T_SCOPE_ALL_EQ
       description : >-
-        Bytes from which a pipelined MPI_Bcast runs as a chain instead of a binary tree.
+        Bytes from which a pipelined MPI_Bcast on one node runs as a chain instead of a
+        binary tree (across nodes it is always the node-ordered chain).
+
+    - name        : MPIR_CVAR_MM_BCAST_NET_CHUNK
+      category    : MM
+      type        : int
+      default     : 32768
+      class       : none
+      verbosity   : MPI_T_VERBOSITY_USER_BASIC
+      scope       : MPI_T_SCOPE_ALL_EQ
+      description : >-
+        Bytes per chunk of the pipelined MPI_Bcast across nodes (rounded down to a
+        multiple of 480), instead of MPIR_CVAR_MM_XFER_CHUNK: small enough that the
+        chain fills after a short first transfer over the network.
 
 === END_MPI_T_CVAR_INFO_BLOCK ===
 */
@@ -104,14 +125,13 @@ static int bcast_tree(MPIR_Request * x, void *buf, MPI_Aint count, MPI_Datatype 
     return mpi_errno;
 }
 
-static int bcast_chain(MPIR_Request * x, void *buf, MPI_Aint count, MPI_Datatype dt, int rel,
-                       int size, int root)
+/* This process's link of a chain: from prev (-1: the root) to next (-1: the end). */
+static int bcast_chain(MPIR_Request * x, void *buf, MPI_Aint count, MPI_Datatype dt, int prev,
+                       int next)
 {
-    int prev = (rel - 1 + root) % size, next = (rel + 1 + root) % size;
-
-    if (rel == 0)
+    if (prev < 0)
         return xfer_send_op(x, buf, count, dt, 0, XFER_END, next, 0);
-    if (rel < size - 1)
+    if (next >= 0)
         return xfer_recv_forward_op(x, buf, count, dt, 0, XFER_END, prev, next);
     return xfer_recv_op(x, buf, count, dt, 0, XFER_END, prev);
 }
@@ -229,10 +249,19 @@ static int bcast_start(void *buf, MPI_Aint count, MPI_Datatype dt, MPI_Aint nbyt
     mpi_errno = xfer_init(tag, comm, MPIR_CONTEXT_INTRA_COLL, MPIR_REQUEST_KIND__COLL, &x);
     if (mpi_errno)
         return mpi_errno;
-    if (nbytes < MPIR_CVAR_MM_BCAST_CHAIN_MIN)
+    if (!mm_coll_one_node(comm)) {
+        int prev, next;
+
+        mm_xfer_graph_set_chunk(x, MPIR_CVAR_MM_BCAST_NET_CHUNK);
+        mpi_errno = mm_coll_node_chain(comm, root, &prev, &next);
+        if (mpi_errno == MPI_SUCCESS)
+            mpi_errno = bcast_chain(x, buf, count, dt, prev, next);
+    } else if (nbytes < MPIR_CVAR_MM_BCAST_CHAIN_MIN) {
         mpi_errno = bcast_tree(x, buf, count, dt, rel, size, root);
-    else
-        mpi_errno = bcast_chain(x, buf, count, dt, rel, size, root);
+    } else {
+        mpi_errno = bcast_chain(x, buf, count, dt, rel == 0 ? -1 : (comm->rank - 1 + size) % size,
+                                rel == size - 1 ? -1 : (comm->rank + 1) % size);
+    }
     err = xfer_start(x);
     *x_out = x;
     return mpi_errno ? mpi_errno : err;

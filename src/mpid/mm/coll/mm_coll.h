@@ -89,6 +89,10 @@ typedef struct mm_coll_comm {
     uint64_t seen;              /* every process's step word has reached this */
 } mm_coll_comm_t;
 
+/* coll/mm_coll_chain.c: this process's neighbours in comm's node-ordered chain from
+ * root (-1: none), the same chain in every process. */
+int mm_coll_node_chain(MPIR_Comm * comm, int root, int *prev, int *next);
+
 /* comm's node segment, made on first use (a collective call: every process of comm must
  * call it at the same point). NULL, the same in every process, when it cannot be made;
  * the caller then takes another algorithm. Errors are those of the small collectives

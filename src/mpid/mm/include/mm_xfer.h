@@ -102,6 +102,10 @@ typedef struct xfer_op_args {
 MPI_Aint mm_xfer_chunk(void);
 
 int mm_xfer_graph_init(MPIR_Request * req, int tag, int context_offset);
+/* The chunk size of req's streams, instead of MPIR_CVAR_MM_XFER_CHUNK: before any op is
+ * added, and the same at both ends of every stream (rounded down like the CVAR). The
+ * device's own pipelines choose it from what the links are. */
+void mm_xfer_graph_set_chunk(MPIR_Request * req, MPI_Aint bytes);
 int mm_xfer_graph_add(MPIR_Request * req, const xfer_op_args_t * a);
 int mm_xfer_graph_replicate(MPIR_Request * req, int dest);
 int mm_xfer_graph_start(MPIR_Request * req);

@@ -47,6 +47,7 @@ typedef struct xfer_op {
     MPI_Aint bsize;
     int *dests;                 /* where received chunks go on (forwarding ops, replicate) */
     int ndest;
+    MPI_Aint chunk;             /* its graph's chunk size when it was added */
     MPI_Aint nchunks;
     MPI_Aint posted;            /* chunks started */
     /* Passing on keeps chunk order: chunks complete out of order (an eager last chunk
@@ -62,6 +63,7 @@ typedef struct mm_xfer_graph {
     int nops, cap;
     xfer_op_t *ops;
     MPI_Aint received;          /* bytes the receives took in */
+    MPI_Aint chunk;             /* bytes per chunk of its streams (mm_xfer_graph_set_chunk) */
 } mm_xfer_graph_t;
 
 /* One chunk of an op in flight: the child messages that carry it hold a reference each
@@ -90,11 +92,21 @@ int mm_xfer_graph_init(MPIR_Request * req, int tag, int context_offset)
                                     MPI_ERR_OTHER, "**nomem", "**nomem %s", "xfer block");
     g->tag = tag;
     g->context_offset = context_offset;
+    g->chunk = mm_xfer_chunk();
     req->dev.xfer = g;
     /* Not complete until started and done: a wait before the start would wait forever, a
      * test says "not yet". */
     mm_request_cc_add(req, 1);
     return MPI_SUCCESS;
+}
+
+void mm_xfer_graph_set_chunk(MPIR_Request * req, MPI_Aint bytes)
+{
+    mm_xfer_graph_t *g = req->dev.xfer;
+
+    MPIR_Assert(g->nops == 0);
+    g->chunk = bytes < MM_XFER_CHUNK_UNIT ? MM_XFER_CHUNK_UNIT :
+        bytes - bytes % MM_XFER_CHUNK_UNIT;
 }
 
 int mm_xfer_graph_open(MPIR_Request * req)
@@ -209,7 +221,8 @@ int mm_xfer_graph_add(MPIR_Request * req, const xfer_op_args_t * a)
         MPIR_Datatype_add_ref_if_not_builtin(a->datatype);
     if (a->op != MPI_OP_NULL)
         MPIR_Op_add_ref_if_not_builtin(a->op);
-    op->nchunks = (op->a.last - op->a.first + mm_xfer_chunk() - 1) / mm_xfer_chunk();
+    op->chunk = g->chunk;
+    op->nchunks = (op->a.last - op->a.first + op->chunk - 1) / op->chunk;
     g->nops++;
 
   fn_exit:
@@ -284,8 +297,8 @@ static void chunk_unref(struct xfer_chunk *c)
 
 static void chunk_range(const xfer_op_t * op, MPI_Aint k, MPI_Aint * lo, MPI_Aint * len)
 {
-    *lo = op->a.first + k * mm_xfer_chunk();
-    *len = MPL_MIN(mm_xfer_chunk(), op->a.last - *lo);
+    *lo = op->a.first + k * op->chunk;
+    *len = MPL_MIN(op->chunk, op->a.last - *lo);
 }
 
 static void child_send_done(MPIR_Request * child);
