@@ -259,8 +259,10 @@ static int bcast_start(void *buf, MPI_Aint count, MPI_Datatype dt, MPI_Aint nbyt
     } else if (nbytes < MPIR_CVAR_MM_BCAST_CHAIN_MIN) {
         mpi_errno = bcast_tree(x, buf, count, dt, rel, size, root);
     } else {
-        mpi_errno = bcast_chain(x, buf, count, dt, rel == 0 ? -1 : (comm->rank - 1 + size) % size,
-                                rel == size - 1 ? -1 : (comm->rank + 1) % size);
+        int prev = rel == 0 ? -1 : (comm->rank - 1 + size) % size;
+        int next = rel == size - 1 ? -1 : (comm->rank + 1) % size;
+
+        mpi_errno = bcast_chain(x, buf, count, dt, prev, next);
     }
     err = xfer_start(x);
     *x_out = x;

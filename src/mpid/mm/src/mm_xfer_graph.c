@@ -77,10 +77,14 @@ typedef struct xfer_chunk {
     int refs;
 } xfer_chunk_t;
 
+static MPI_Aint chunk_round(MPI_Aint c)
+{
+    return c < MM_XFER_CHUNK_UNIT ? MM_XFER_CHUNK_UNIT : c - c % MM_XFER_CHUNK_UNIT;
+}
+
 MPI_Aint mm_xfer_chunk(void)
 {
-    MPI_Aint c = MPIR_CVAR_MM_XFER_CHUNK;
-    return c < MM_XFER_CHUNK_UNIT ? MM_XFER_CHUNK_UNIT : c - c % MM_XFER_CHUNK_UNIT;
+    return chunk_round(MPIR_CVAR_MM_XFER_CHUNK);
 }
 
 int mm_xfer_graph_init(MPIR_Request * req, int tag, int context_offset)
@@ -105,8 +109,7 @@ void mm_xfer_graph_set_chunk(MPIR_Request * req, MPI_Aint bytes)
     mm_xfer_graph_t *g = req->dev.xfer;
 
     MPIR_Assert(g->nops == 0);
-    g->chunk = bytes < MM_XFER_CHUNK_UNIT ? MM_XFER_CHUNK_UNIT :
-        bytes - bytes % MM_XFER_CHUNK_UNIT;
+    g->chunk = chunk_round(bytes);
 }
 
 int mm_xfer_graph_open(MPIR_Request * req)
