@@ -97,9 +97,9 @@ typedef struct xfer_op_args {
 
 /* The chunk every stream is cut into: a multiple of every predefined type's size (480
  * divides by 1, 2, 4, 6, 8, 12, 16, 20, 24, 32, 40, 48), so a chunk of a reduction never
- * splits an element. MPIR_CVAR_MM_XFER_CHUNK, rounded down to a multiple of it. */
+ * splits an element. A graph's chunk is MPIR_CVAR_MM_XFER_CHUNK (or what
+ * mm_xfer_graph_set_chunk says), rounded down to a multiple of it. */
 #define MM_XFER_CHUNK_UNIT 480
-MPI_Aint mm_xfer_chunk(void);
 
 int mm_xfer_graph_init(MPIR_Request * req, int tag, int context_offset);
 /* The chunk size of req's streams, instead of MPIR_CVAR_MM_XFER_CHUNK: before any op is

@@ -42,11 +42,11 @@ void mm_progress_init(void)
     if (cores == 1) {
         /* Pinned: the cores the job shares here are those our launcher (hydra's proxy, our
          * parent) may run on; where that cannot be read, the node's online cores. */
-        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        long online;
 
         if (sched_getaffinity(getppid(), sizeof(set), &set) == 0)
             cores = CPU_COUNT(&set);
-        else if (online > 1)
+        else if ((online = sysconf(_SC_NPROCESSORS_ONLN)) > 1)
             cores = (int) online;
     }
     if (MPIR_CVAR_MM_SPIN_COUNT >= 0)

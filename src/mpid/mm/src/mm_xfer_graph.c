@@ -82,11 +82,6 @@ static MPI_Aint chunk_round(MPI_Aint c)
     return c < MM_XFER_CHUNK_UNIT ? MM_XFER_CHUNK_UNIT : c - c % MM_XFER_CHUNK_UNIT;
 }
 
-MPI_Aint mm_xfer_chunk(void)
-{
-    return chunk_round(MPIR_CVAR_MM_XFER_CHUNK);
-}
-
 int mm_xfer_graph_init(MPIR_Request * req, int tag, int context_offset)
 {
     mm_xfer_graph_t *g = MPL_calloc(1, sizeof(*g), MPL_MEM_BUFFER);
@@ -96,7 +91,7 @@ int mm_xfer_graph_init(MPIR_Request * req, int tag, int context_offset)
                                     MPI_ERR_OTHER, "**nomem", "**nomem %s", "xfer block");
     g->tag = tag;
     g->context_offset = context_offset;
-    g->chunk = mm_xfer_chunk();
+    g->chunk = chunk_round(MPIR_CVAR_MM_XFER_CHUNK);
     req->dev.xfer = g;
     /* Not complete until started and done: a wait before the start would wait forever, a
      * test says "not yet". */

@@ -28,9 +28,9 @@
  * A receiver offers a payload only to a sender that is not reading from it as well (no
  * buffer of ours registered for that peer, shm_vc_t's cma_offered): with payloads going
  * both ways each core is busy with its own reads, and each side's wait for the other's
- * chunk only idles a core. Measured 2026-12-08, 2 processes bound to the 2 cores, bidirectional bandwidth
- * 64 KiB 33-34 GB/s instead of 25 (Open MPI 31-33), 256 KiB 45-49 instead of 38-41 (44-45),
- * one direction unchanged (64 KiB 19-20, 256 KiB 34-37).
+ * chunk only idles a core. Measured 2026-12-08, 2 processes bound to the 2 cores,
+ * bidirectional bandwidth 64 KiB 33-34 GB/s instead of 25 (Open MPI 31-33), 256 KiB 45-49
+ * instead of 38-41 (44-45), one direction unchanged (64 KiB 19-20, 256 KiB 34-37).
  *
  * FALLBACK. The kernel may forbid CMA (ptrace restrictions, seccomp, another user). A
  * read refused before any read from that peer has worked makes get() refuse, now and for
